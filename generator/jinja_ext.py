@@ -1,0 +1,75 @@
+"""Jinja filters for safe code generation: user values only ever become Python literals.
+
+``py`` renders one value as a literal on one line; ``pyblock`` renders nested dicts and lists
+across lines, indented, so the mapping tables at the top of a rendered cleaner read as if
+written by hand. Both refuse any value that does not round-trip through ``ast.literal_eval``.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from jinja2.ext import Extension
+
+WIDTH = 100
+
+
+def _check(value: Any, text: str) -> str:
+    if ast.literal_eval(text) != value:
+        raise ValueError(f"value does not round-trip as a Python literal: {value!r}")
+    return text
+
+
+def py_literal(value: Any) -> str:
+    """A one-line Python literal for str/int/float/bool/None/list/dict."""
+    return _check(value, repr(value))
+
+
+def _block(value: Any, indent: int) -> str:
+    flat = repr(value)
+    if len(flat) + indent <= WIDTH or not isinstance(value, (dict, list)) or not value:
+        return flat
+    pad = " " * (indent + 4)
+    if isinstance(value, dict):
+        items = [f"{pad}{key!r}: {_block(item, indent + 4)}," for key, item in value.items()]
+        return "{\n" + "\n".join(items) + "\n" + " " * indent + "}"
+    items = [f"{pad}{_block(item, indent + 4)}," for item in value]
+    return "[\n" + "\n".join(items) + "\n" + " " * indent + "]"
+
+
+def py_block(value: Any, indent: int = 0) -> str:
+    """A Python literal spread over indented lines when it is long."""
+    for key in _keys(value):
+        if not isinstance(key, (str, int, float, bool)) and key is not None:
+            raise ValueError(f"unsupported key type in literal: {key!r}")
+    return _check(value, _block(value, indent))
+
+
+def _keys(value: Any):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _keys(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _keys(item)
+
+
+def md_code(value: Any) -> str:
+    """A Markdown code span that survives backticks, pipes and newlines in the value."""
+    text = value if isinstance(value, str) else repr(value)
+    text = text.replace("\r", "\\r").replace("\n", "\\n").replace("|", "\\|")
+    fence = "`"
+    while fence in text:
+        fence += "`"
+    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+class PyLiteralExtension(Extension):
+    def __init__(self, environment):
+        super().__init__(environment)
+        environment.filters["py"] = py_literal
+        environment.filters["pyblock"] = py_block
+        environment.filters["md"] = md_code

@@ -1,0 +1,183 @@
+"""Render a cleaner project: copier renders the template, then Python adds what copier cannot.
+
+Copier is used only as a renderer (see docs and ../shared notes): `run_copy` into a fresh
+temporary folder beside the destination, never `run_recopy`/`run_update`. After it returns we
+copy the samples, run the rendered cleaner on them to record the expected outputs, write the
+agent prompt and a manifest of generated files, and only then move the finished project into
+place, so an error at any step leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import copier
+from copier import Settings
+
+from generator import TEMPLATE_VERSION, __version__
+from generator.answers import MAPPING_KEYS, check_mapping
+from generator.paths import template_dir
+from generator.prompt import render_prompt
+
+ANSWERS_FILE = ".copier-answers.yml"
+MANIFEST = ".trajectory-cleaner/manifest.json"
+USER_OWNED = ("cleaner_hooks.py", "tests/test_cleaner_hooks.py")
+SAMPLE_DIRS = ("tests/samples", "tests/expected")
+
+
+class RenderError(Exception):
+    """Rendering failed; nothing was written to the destination."""
+
+
+@dataclass
+class Rendered:
+    path: Path
+    cleaner_exit: int
+    cleaner_output: str
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def copier_data(mapping: dict, prompt_context: dict | None = None) -> dict:
+    data = {key: mapping[key] for key in MAPPING_KEYS if key in mapping}
+    data.setdefault("source_profile", "generic")
+    data["generator_version"] = __version__
+    data["template_version"] = TEMPLATE_VERSION
+    data["prompt_context"] = prompt_context or {}
+    return data
+
+
+def render_template(mapping: dict, dest: Path, prompt_context: dict | None = None) -> None:
+    """copier.run_copy of the packaged template into ``dest`` (an empty folder)."""
+    copier.run_copy(
+        str(template_dir()),
+        str(dest),
+        data=copier_data(mapping, prompt_context),
+        answers_file=ANSWERS_FILE,
+        defaults=True,
+        overwrite=True,
+        unsafe=True,
+        settings=Settings(),
+        quiet=True,
+    )
+    # A minimal agent prompt needs only the mapping; `prompt` and `new` pass richer context.
+    context = prompt_context or {}
+    (dest / "AGENT_PROMPT.md").write_text(
+        render_prompt(
+            source=mapping["source"],
+            source_profile=mapping.get("source_profile", "generic"),
+            mapping=mapping,
+            inspection=context.get("inspection"),
+            questions=context.get("questions"),
+            embedded=True,
+        ),
+        encoding="utf-8",
+    )
+
+
+def copy_samples(samples: list[Path], dest: Path) -> dict[str, float]:
+    """Copy the samples into tests/samples; returns their modification times by relative path."""
+    target = dest / "tests" / "samples"
+    target.mkdir(parents=True, exist_ok=True)
+    mtimes: dict[str, float] = {}
+    for sample in samples:
+        if sample.is_dir():
+            root = target / sample.resolve().name
+            for folder, dirs, files in os.walk(sample, followlinks=False):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if name.startswith("."):
+                        continue
+                    src = Path(folder) / name
+                    if not src.is_file():
+                        continue
+                    dst = root / src.relative_to(sample)
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(src, dst)
+                    mtimes[str(dst.relative_to(target))] = int(src.stat().st_mtime)
+        else:
+            dst = target / sample.name
+            shutil.copy2(sample, dst)
+            mtimes[str(dst.relative_to(target))] = int(sample.stat().st_mtime)
+    for rel, mtime in mtimes.items():
+        os.utime(target / rel, (mtime, mtime))
+    return mtimes
+
+
+def run_cleaner(project: Path, input_dir: Path, output_dir: Path, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    schema = project / "cleaner_runtime" / "trajectory-v1.schema.json"
+    return subprocess.run(
+        [sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(input_dir),
+         "--output", str(output_dir), "--schema", str(schema), *extra],
+        capture_output=True, text=True, timeout=1800,
+    )
+
+
+def generated_files(project: Path) -> list[str]:
+    """Every file the template owns: all but user-owned files, samples and expected outputs."""
+    out = []
+    for path in sorted(project.rglob("*")):
+        if not path.is_file():
+            continue
+        rel = path.relative_to(project).as_posix()
+        if rel in USER_OWNED or rel == MANIFEST or rel.startswith(SAMPLE_DIRS) or "__pycache__" in rel:
+            continue
+        out.append(rel)
+    return out
+
+
+def write_manifest(project: Path) -> None:
+    manifest = {
+        "generator_version": __version__,
+        "template_version": TEMPLATE_VERSION,
+        "files": {rel: sha256(project / rel) for rel in generated_files(project)},
+    }
+    path = project / MANIFEST
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _remove_pycache(project: Path) -> None:
+    for cache in project.rglob("__pycache__"):
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: dict | None = None) -> Rendered:
+    """Render a complete project at ``dest`` (which must not exist or be empty)."""
+    check_mapping(mapping)
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        if (dest / ANSWERS_FILE).exists():
+            raise RenderError(f"{dest}: already a rendered cleaner; use `trajectory-cleaner update {dest}`")
+        raise RenderError(f"{dest}: exists and is not empty; choose a new --output folder")
+    parent = dest.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.render-", dir=parent))
+    except OSError as exc:
+        raise RenderError(f"{dest}: cannot write there ({exc.strerror or exc})") from None
+    try:
+        project = work / "project"
+        render_template(mapping, project, prompt_context)
+        mtimes = copy_samples(samples, project)
+        expected = project / "tests" / "expected"
+        result = run_cleaner(project, project / "tests" / "samples", expected)
+        expected.mkdir(parents=True, exist_ok=True)
+        (expected / "_mtimes.json").write_text(json.dumps(mtimes, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        _remove_pycache(project)
+        write_manifest(project)
+        if dest.exists():
+            dest.rmdir()
+        os.replace(project, dest)
+        return Rendered(dest, result.returncode, result.stdout + result.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

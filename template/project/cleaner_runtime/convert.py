@@ -1,0 +1,662 @@
+"""Turn the raw records of one session into trajectory-v1 records, as the mapping says.
+
+The mapping decides everything format-specific (which rule a record matches, where its content,
+times and tool fields are); this module holds the rules every format shares: block lists,
+call/result linkage, timestamp derivation, privacy, and the record shapes of trajectory-v1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from .mapping import compile_path, compile_paths
+from .readers import Where
+from .timestamps import TimestampError, from_mtime, to_iso, zone
+
+MISSING: Any = object()
+TEXT_ROLES = ("user", "assistant", "reasoning", "system", "observation")
+
+
+class SessionFailed(Exception):
+    """The session cannot be written; the message names the place and the answer to change."""
+
+
+class SessionSkipped(Exception):
+    """The session is deliberately not written (a policy of the mapping); counted, not an error."""
+
+
+def get_path(record: Any, path: tuple) -> Any:
+    node = record
+    for key in path:
+        if isinstance(node, dict):
+            if key in node:
+                node = node[key]
+            elif isinstance(key, int) and str(key) in node:
+                node = node[str(key)]
+            else:
+                return MISSING
+        elif isinstance(node, list) and isinstance(key, int) and -len(node) <= key < len(node):
+            node = node[key]
+        else:
+            return MISSING
+    return node
+
+
+def first_present(record: Any, paths: tuple) -> Any:
+    for path in paths:
+        value = get_path(record, path)
+        if value is not MISSING and value is not None:
+            return value
+    return MISSING
+
+
+def delete_path(record: Any, path: tuple) -> bool:
+    parent = get_path(record, path[:-1]) if len(path) > 1 else record
+    key = path[-1]
+    if isinstance(parent, dict) and key in parent:
+        del parent[key]
+        return True
+    return False
+
+
+def dotted(path: tuple) -> str:
+    return ".".join(str(part) for part in path)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equality that keeps True apart from 1 and "1" apart from 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass
+class OkSpec:
+    path: tuple
+    negate: bool
+
+
+def compile_ok(spec: Any) -> OkSpec | None:
+    if spec is None:
+        return None
+    if isinstance(spec, dict):
+        return OkSpec(compile_path(spec["path"]), bool(spec.get("negate", False)))
+    return OkSpec(compile_path(spec), False)
+
+
+def read_ok(record: Any, spec: OkSpec | None) -> bool | None:
+    if spec is None:
+        return None
+    value = get_path(record, spec.path)
+    if not isinstance(value, bool):
+        return None
+    return not value if spec.negate else value
+
+
+@dataclass
+class Kind:
+    """One compiled rule of the mapping's ``kinds``."""
+
+    name: str
+    role: str
+    match: list[tuple[tuple, tuple]]
+    has: list[tuple]
+    lacks: list[tuple]
+    content: tuple
+    timestamp: tuple
+    call_id: tuple
+    tool_name: tuple
+    args: tuple
+    args_key: str
+    result_link: tuple
+    ok: OkSpec | None
+
+    @classmethod
+    def compile(cls, index: int, spec: dict) -> Kind:
+        match = []
+        for key, expected in (spec.get("match") or {}).items():
+            values = tuple(expected) if isinstance(expected, list) else (expected,)
+            match.append((compile_path(key), values))
+        return cls(
+            name=spec.get("name") or f"kinds[{index}]",
+            role=spec["role"],
+            match=match,
+            has=[compile_path(p) for p in spec.get("has") or []],
+            lacks=[compile_path(p) for p in spec.get("lacks") or []],
+            content=compile_paths(spec.get("content")),
+            timestamp=compile_paths(spec.get("timestamp")),
+            call_id=compile_paths(spec.get("call_id")),
+            tool_name=compile_paths(spec.get("tool_name")),
+            args=compile_paths(spec.get("args")),
+            args_key=spec.get("args_key") or "_raw",
+            result_link=compile_paths(spec.get("result_link")),
+            ok=compile_ok(spec.get("ok")),
+        )
+
+    def matches(self, record: dict) -> bool:
+        for path, values in self.match:
+            actual = get_path(record, path)
+            if actual is MISSING or not any(same_value(actual, v) for v in values):
+                return False
+        for path in self.has:
+            if get_path(record, path) in (MISSING, None):
+                return False
+        for path in self.lacks:
+            if get_path(record, path) not in (MISSING, None):
+                return False
+        return True
+
+
+@dataclass
+class Block:
+    """One compiled entry of the mapping's ``blocks.types``."""
+
+    kind: str
+    field: tuple
+    text: str
+    call_id: tuple
+    tool_name: tuple
+    args: tuple
+    args_key: str
+    result_link: tuple
+    ok: OkSpec | None
+
+    @classmethod
+    def compile(cls, spec: dict) -> Block:
+        return cls(
+            kind=spec["as"],
+            field=compile_paths(spec.get("field") or spec.get("content")),
+            text=spec.get("text", ""),
+            call_id=compile_paths(spec.get("call_id")),
+            tool_name=compile_paths(spec.get("tool_name")),
+            args=compile_paths(spec.get("args")),
+            args_key=spec.get("args_key") or "_raw",
+            result_link=compile_paths(spec.get("result_link")),
+            ok=compile_ok(spec.get("ok")),
+        )
+
+
+class Privacy:
+    """Redaction then head+tail truncation, applied to every string that reaches output."""
+
+    def __init__(self, settings: dict):
+        self.redactor = None
+        if settings.get("redact", True):
+            from .redact import Redactor
+
+            self.redactor = Redactor(
+                extra_patterns=settings.get("extra_patterns") or {},
+                allowlist=settings.get("allowlist") or (),
+                personal_data=bool(settings.get("personal_data", False)),
+            )
+        limits = settings.get("truncate") or {}
+        self.tool_limit = int(limits.get("tool", 20000))
+        self.other_limit = int(limits.get("other", 50000))
+        self.truncated = 0
+
+    @property
+    def counts(self) -> Counter:
+        return self.redactor.counts if self.redactor is not None else Counter()
+
+    def redact(self, text: str) -> str:
+        return self.redactor.redact(text) if self.redactor is not None else text
+
+    def text(self, text: str, *, tool: bool = False) -> str:
+        text = self.redact(text)
+        limit = self.tool_limit if tool else self.other_limit
+        if len(text) > limit:
+            from .redact import truncate_head_tail
+
+            self.truncated += 1
+            text = truncate_head_tail(text, limit)
+        return text
+
+    def _value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value, tool=True)
+        if isinstance(value, dict):
+            return {self.redact(str(k)): self._value(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._value(v) for v in value]
+        return value
+
+    def args(self, args: dict) -> str:
+        """Redact the argument values, serialise, then redact the serialised text again."""
+        text = compact(self._value(args))
+        again = self.redact(text)
+        if again == text:
+            return text
+        try:
+            parsed = json.loads(again)
+        except ValueError:
+            parsed = None
+        return again if isinstance(parsed, dict) else compact({"_raw": again})
+
+
+class Converter:
+    """The compiled mapping: classifies raw records and builds sessions."""
+
+    def __init__(self, mapping: dict, privacy: Privacy):
+        self.mapping = mapping
+        self.privacy = privacy
+        self.source = mapping["source"]
+        self.kinds = [Kind.compile(i, spec) for i, spec in enumerate(mapping["kinds"])]
+        blocks = mapping["blocks"]
+        self.block_type = compile_path(blocks["type_field"])
+        self.blocks = {name: Block.compile(spec) for name, spec in (blocks.get("types") or {}).items()}
+        self.unknown_blocks = blocks.get("unknown", "fail")
+        ts = mapping["timestamps"]
+        self.ts_fields = compile_paths(ts["fields"])
+        self.ts_format = ts["format"]
+        self.ts_layout = ts.get("layout")
+        self.ts_zone = zone(ts.get("timezone") or "UTC")
+        self.ts_fallback = ts.get("fallback", "none")
+        self.ts_fallback_field = compile_paths(ts.get("fallback_field"))
+        self.meta_paths = {key: compile_paths(mapping["meta"].get(key)) for key in ("cwd", "git_branch", "model")}
+        self.drop_fields = [compile_path(p) for p in mapping["privacy"].get("drop_fields") or []]
+        self.error_prefix = mapping["tools"].get("error_prefix", "")
+        self.orphans = mapping["tools"].get("orphan_results", "skip")
+        self.unknown_kinds = mapping.get("unknown_kinds", "fail")
+        self.sessions = mapping["sessions"]
+        seen: list[tuple] = []
+        for kind in self.kinds:
+            for path, _ in kind.match:
+                if path not in seen:
+                    seen.append(path)
+        self.discriminators = seen
+
+    def classify(self, record: dict) -> Kind | None:
+        for kind in self.kinds:
+            if kind.matches(record):
+                return kind
+        return None
+
+    def describe(self, record: dict) -> str:
+        """The values that decide a record's kind, for 'unknown kind' messages."""
+        if self.discriminators:
+            parts = []
+            for path in self.discriminators:
+                value = get_path(record, path)
+                parts.append(f"{dotted(path)}=" + ("<absent>" if value is MISSING else compact(value)[:60]))
+            return ", ".join(parts)
+        return "keys " + ", ".join(sorted(map(str, record)))[:200]
+
+    def is_block_list(self, value: Any) -> bool:
+        return (
+            isinstance(value, list)
+            and bool(value)
+            and all(isinstance(item, dict) and get_path(item, self.block_type) is not MISSING for item in value)
+        )
+
+    def to_text(self, value: Any) -> str | None:
+        """Any raw content as one plain string: text blocks joined, structures as compact JSON."""
+        if value is MISSING or value is None:
+            return None
+        if isinstance(value, str):
+            return value
+        if self.is_block_list(value):
+            parts = []
+            for item in value:
+                block = self.blocks.get(_block_name(get_path(item, self.block_type)))
+                if block is None:
+                    parts.append(compact(item))
+                elif block.kind in ("text", "reasoning", "tool_result"):
+                    text = self.to_text(first_present(item, block.field))
+                    if text:
+                        parts.append(text)
+                elif block.kind == "placeholder":
+                    parts.append(block.text)
+            return "\n".join(parts)
+        if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+            return "\n".join(value)
+        return compact(value)
+
+    def session(self, key: str) -> SessionBuilder:
+        return SessionBuilder(self, key)
+
+
+def _block_name(value: Any) -> str:
+    return value if isinstance(value, str) else compact(value)
+
+
+def normalise_args(value: Any, wrap_key: str) -> dict:
+    """Tool arguments as a JSON object: objects kept, JSON-object strings parsed, the rest wrapped."""
+    if value is MISSING or value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except (ValueError, RecursionError):
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+        if value.strip() == "":
+            return {}
+    return {wrap_key: value}
+
+
+@dataclass
+class SessionStats:
+    skipped: Counter = field(default_factory=Counter)
+    repaired: Counter = field(default_factory=Counter)
+    examples: dict = field(default_factory=dict)
+
+    def skip(self, reason: str, where: Where) -> None:
+        self.skipped[reason] += 1
+        self.examples.setdefault(reason, str(where))
+
+    def repair(self, reason: str, count: int = 1) -> None:
+        self.repaired[reason] += count
+
+
+class SessionBuilder:
+    """Collects one session's records in order, then fills times and adds the meta record."""
+
+    def __init__(self, converter: Converter, key: str):
+        self.c = converter
+        self.key = key
+        self.records: list[dict] = []
+        self.times: list[str | None] = []
+        self.meta: dict[str, str] = {}
+        self.stats = SessionStats()
+        self.raw_records = 0
+        self.unreadable_times = 0
+        self.first_time_error: str | None = None
+        self.fallback_value: Any = MISSING
+        self.first_file: str | None = None
+        self.mtime: float | None = None
+        self.used_ids: set[str] = set()
+        self.unanswered: list[str] = []
+        self.by_original: dict[str, list[str]] = {}
+        self.answered: set[str] = set()
+        self.originals: dict[str, str] = {}
+        self.synthesised = 0
+
+    # -- input ---------------------------------------------------------------------------------
+    def add(self, where: Where, record: dict) -> None:
+        """Map one raw record; raises SessionFailed on an unknown kind when the mapping says so."""
+        c = self.c
+        self.raw_records += 1
+        for path in c.drop_fields:
+            delete_path(record, path)
+        for key, paths in c.meta_paths.items():
+            if key not in self.meta and paths:
+                value = first_present(record, paths)
+                if isinstance(value, str) and value.strip():
+                    self.meta[key] = c.privacy.text(value)
+        if self.fallback_value is MISSING and c.ts_fallback_field:
+            self.fallback_value = first_present(record, c.ts_fallback_field)
+        kind = c.classify(record)
+        if kind is None:
+            if c.unknown_kinds == "skip":
+                self.stats.skip(f"unknown kind ({c.describe(record)})", where)
+                return
+            raise SessionFailed(
+                f"{where}: unknown record kind: {c.describe(record)}; add a rule for it to 'kinds' "
+                "in the mapping, or set unknown_kinds: skip"
+            )
+        if kind.role == "skip":
+            self.stats.skip(f"kind {kind.name!r} (skipped by the mapping)", where)
+            return
+        if kind.role == "meta":
+            return
+        ts = self._time(record, kind, where)
+        handler = getattr(self, "_" + kind.role if kind.role not in TEXT_ROLES else "_text")
+        handler(record, kind, ts, where)
+
+    def _time(self, record: dict, kind: Kind, where: Where) -> str | None:
+        c = self.c
+        value = first_present(record, kind.timestamp or c.ts_fields)
+        if value is MISSING:
+            return None
+        try:
+            return to_iso(value, c.ts_format, c.ts_layout, c.ts_zone)
+        except TimestampError as exc:
+            self.unreadable_times += 1
+            if self.first_time_error is None:
+                self.first_time_error = f"{where}: {exc}"
+            return None
+
+    # -- emitting ------------------------------------------------------------------------------
+    def _emit(self, record: dict, ts: str | None) -> None:
+        self.records.append(record)
+        self.times.append(ts)
+
+    def _emit_text(self, role: str, text: str | None, ts: str | None, where: Where) -> None:
+        if text is None or text == "":
+            self.stats.skip(f"{role} record with no content", where)
+            return
+        self._emit({"role": role, "content": self.c.privacy.text(text)}, ts)
+
+    def _emit_calls(self, calls: list[tuple[Any, Any, dict]], ts: str | None, where: Where) -> None:
+        out = []
+        for raw_id, name, args in calls:
+            if not isinstance(name, str) or not name.strip():
+                self.stats.skip("tool call without a tool name", where)
+                continue
+            call_id = self._new_call_id(raw_id)
+            out.append({"id": call_id, "name": self.c.privacy.redact(name), "args": self.c.privacy.args(args)})
+        if out:
+            self._emit({"role": "assistant", "content": None, "tool_calls": out}, ts)
+
+    def _emit_result(
+        self, link: Any, content: str | None, ok: bool | None, ts: str | None, where: Where, exact: str | None = None
+    ) -> None:
+        call_id = self._answer(link, where, exact)
+        if call_id is None:
+            return
+        text = content or ""
+        if ok is False and self.c.error_prefix and not text.startswith(self.c.error_prefix):
+            text = self.c.error_prefix + text
+        record: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": self.c.privacy.text(text, tool=True)}
+        if ok is not None:
+            record["ok"] = ok
+        self._emit(record, ts)
+
+    # -- tool-call linkage ---------------------------------------------------------------------
+    def _new_call_id(self, raw_id: Any) -> str:
+        original = raw_id if isinstance(raw_id, str) and raw_id else (
+            str(raw_id) if isinstance(raw_id, int) and not isinstance(raw_id, bool) else None
+        )
+        if original is None:
+            self.synthesised += 1
+            n = self.synthesised
+            while f"call_{n}" in self.used_ids:
+                n += 1
+            call_id = f"call_{n}"
+            self.synthesised = n
+            self.stats.repair("call ids synthesised (the source has none)")
+            original = call_id
+        elif original in self.used_ids:
+            n = 2
+            while f"{original}__{n}" in self.used_ids:
+                n += 1
+            call_id = f"{original}__{n}"
+            self.stats.repair("duplicate call ids renamed")
+        else:
+            call_id = original
+        self.used_ids.add(call_id)
+        self.unanswered.append(call_id)
+        self.by_original.setdefault(original, []).append(call_id)
+        self.originals[call_id] = original
+        return call_id
+
+    def _answer(self, link: Any, where: Where, exact: str | None = None) -> str | None:
+        if exact is not None:
+            self._mark_answered(exact)
+            return exact
+        if isinstance(link, int) and not isinstance(link, bool):
+            link = str(link)
+        if not isinstance(link, str) or not link:
+            if not self.unanswered:
+                return self._orphan("tool result with no link and no unanswered call", where)
+            call_id = self.unanswered[0]
+            self.stats.repair("results linked to the oldest unanswered call")
+        else:
+            waiting = self.by_original.get(link) or []
+            if not waiting:
+                if link in self.answered or link in self.originals.values():
+                    self.stats.skip("duplicate tool result", where)
+                    return None
+                return self._orphan("tool result with no earlier call", where)
+            call_id = waiting[0]
+        self._mark_answered(call_id)
+        return call_id
+
+    def _mark_answered(self, call_id: str) -> None:
+        self.unanswered.remove(call_id)
+        self.by_original[self.originals[call_id]].remove(call_id)
+        self.answered.add(call_id)
+
+    def _orphan(self, reason: str, where: Where) -> None:
+        if self.c.orphans == "fail":
+            raise SessionFailed(f"{where}: {reason}; set tools.orphan_results: skip to drop such results")
+        self.stats.skip(reason, where)
+        return None
+
+    # -- roles ---------------------------------------------------------------------------------
+    def _text(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
+        value = first_present(record, kind.content)
+        if self.c.is_block_list(value):
+            self._blocks(kind.role, value, ts, where)
+        else:
+            self._emit_text(kind.role, self.c.to_text(value), ts, where)
+
+    def _tool_call(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
+        args = normalise_args(first_present(record, kind.args), kind.args_key)
+        self._emit_calls([(first_present(record, kind.call_id), first_present(record, kind.tool_name), args)], ts, where)
+
+    def _tool_result(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
+        content = self.c.to_text(first_present(record, kind.content))
+        self._emit_result(first_present(record, kind.result_link), content, read_ok(record, kind.ok), ts, where)
+
+    def _tool_exchange(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
+        before = len(self.records)
+        self._tool_call(record, kind, ts, where)
+        if len(self.records) == before:
+            return
+        call_id = self.records[-1]["tool_calls"][0]["id"]
+        content = self.c.to_text(first_present(record, kind.content))
+        if content is None:
+            return
+        self._emit_result(None, content, read_ok(record, kind.ok), ts, where, exact=call_id)
+
+    def _blocks(self, role: str, blocks: list, ts: str | None, where: Where) -> None:
+        c = self.c
+        texts: list[str] = []
+        calls: list[tuple[Any, Any, dict]] = []
+
+        def flush() -> None:
+            if texts:
+                self._emit_text(role, "\n".join(texts), ts, where)
+                texts.clear()
+            if calls:
+                self._emit_calls(list(calls), ts, where)
+                calls.clear()
+
+        for item in blocks:
+            name = _block_name(get_path(item, c.block_type))
+            block = c.blocks.get(name)
+            if block is None:
+                if c.unknown_blocks == "skip":
+                    self.stats.skip(f"unknown block type {name!r}", where)
+                    continue
+                raise SessionFailed(
+                    f"{where}: unknown content block type {name!r}; add it to blocks.types in the "
+                    "mapping, or set blocks.unknown: skip"
+                )
+            if block.kind == "skip":
+                self.stats.skip(f"block type {name!r} (skipped by the mapping)", where)
+            elif block.kind in ("text", "placeholder"):
+                if calls:
+                    flush()
+                text = block.text if block.kind == "placeholder" else c.to_text(first_present(item, block.field))
+                if text:
+                    texts.append(text)
+            elif block.kind == "reasoning":
+                flush()
+                self._emit_text("reasoning", c.to_text(first_present(item, block.field)), ts, where)
+            elif block.kind == "tool_call":
+                if texts:
+                    flush()
+                args = normalise_args(first_present(item, block.args), block.args_key)
+                calls.append((first_present(item, block.call_id), first_present(item, block.tool_name), args))
+            elif block.kind == "tool_result":
+                flush()
+                content = c.to_text(first_present(item, block.field))
+                self._emit_result(first_present(item, block.result_link), content, read_ok(item, block.ok), ts, where)
+        flush()
+
+    # -- output --------------------------------------------------------------------------------
+    def finish(self) -> list[dict]:
+        """The session's trajectory-v1 records, meta first; raises SessionFailed or SessionSkipped."""
+        roles = {record["role"] for record in self.records}
+        if not self.records:
+            raise SessionSkipped("no records to write")
+        for role, policy in (("user", "without_user"), ("assistant", "without_assistant")):
+            if role not in roles and self.c.sessions.get(policy) == "skip":
+                raise SessionSkipped(f"no {role} record (sessions.{policy}: skip)")
+        times = self._fill_times()
+        meta: dict[str, Any] = {"role": "meta", "source": self.c.source}
+        for key in ("cwd", "git_branch", "model"):
+            if key in self.meta:
+                meta[key] = self.meta[key]
+        for record, ts in zip(self.records, times):
+            record["timestamp"] = ts
+        return [meta, *self.records]
+
+    def _fill_times(self) -> list[str]:
+        times = list(self.times)
+        known = [t for t in times if t is not None]
+        if not known:
+            if self.unreadable_times:
+                raise SessionFailed(
+                    f"{self.first_time_error}; no timestamp in this session could be read "
+                    "(check timestamps.format, timestamps.layout and timestamps.fields)"
+                )
+            known.append(self._fallback_time())
+            self.stats.repair(f"timestamps from the session fallback ({self.c.ts_fallback})", len(times))
+            return [known[0]] * len(times)
+        derived = 0
+        previous: str | None = None
+        for i, ts in enumerate(times):
+            if ts is None:
+                derived += 1
+                times[i] = previous
+            else:
+                previous = ts
+        first = known[0]
+        for i, ts in enumerate(times):
+            if ts is not None:
+                break
+            times[i] = first
+        if derived:
+            self.stats.repair("timestamps derived from neighbouring records", derived)
+        if self.unreadable_times:
+            self.stats.repair("unreadable timestamps replaced by a neighbour's", self.unreadable_times)
+        return times  # type: ignore[return-value]
+
+    def _fallback_time(self) -> str:
+        c = self.c
+        if c.ts_fallback == "file_mtime" and self.mtime is not None:
+            return from_mtime(self.mtime)
+        if c.ts_fallback == "field" and self.fallback_value not in (MISSING, None):
+            try:
+                return to_iso(self.fallback_value, c.ts_format, c.ts_layout, c.ts_zone)
+            except TimestampError as exc:
+                raise SessionFailed(f"session {self.key}: fallback timestamp: {exc}") from exc
+        raise SessionFailed(
+            f"session {self.key}: no record has a timestamp; set timestamps.fallback in the mapping "
+            "(file_mtime, or field with fallback_field) or fix timestamps.fields"
+        )

@@ -1,0 +1,373 @@
+"""The command line of a rendered cleaner: read, map, validate, write, summarise.
+
+Exit codes: 0 every session written; 1 the run finished but some session failed (or failed
+validation) and was not written; 2 usage or configuration errors (missing input, unwritable
+output, bad schema); 130 interrupted. Nothing is ever half-written: each output file appears
+atomically, and a session that fails leaves any earlier output of the same name untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .convert import Converter, Privacy, SessionFailed, SessionSkipped, first_present
+from .mapping import compile_path, compile_paths, with_defaults
+from .readers import BadLine, InputError, InputFile, discover, read_records
+from .writer import serialise, stem_for_file, stem_for_key, write_atomic
+
+HOOKS_API = 1
+
+
+class UsageError(Exception):
+    """Bad flags, paths or configuration: exit 2."""
+
+
+@dataclass
+class Outcome:
+    """What happened to one session; merged into the run's summary."""
+
+    key: str
+    output: str | None = None
+    rows: int = 0
+    error: str | None = None
+    skipped_session: str | None = None
+    skipped: Counter = field(default_factory=Counter)
+    repaired: Counter = field(default_factory=Counter)
+    redactions: Counter = field(default_factory=Counter)
+    truncated: int = 0
+    examples: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+
+
+@dataclass
+class Job:
+    key: str
+    files: list[InputFile]
+    target: Path
+
+
+class Cleaner:
+    """One run's state: the compiled mapping, the validator and the hooks."""
+
+    def __init__(self, mapping: dict, hooks: ModuleType | None, schema_arg: str | None, quiet: bool = False):
+        self.mapping = with_defaults(mapping)
+        self.hooks = hooks
+        self.schema_arg = schema_arg
+        self.quiet = quiet
+        from .validate import TrajectoryValidator, find_schema, load_schema
+
+        self.schema_path, self.schema_origin = find_schema(schema_arg)
+        self.validator = TrajectoryValidator(load_schema(self.schema_path))
+
+    def hook(self, name: str):
+        return getattr(self.hooks, name, None) if self.hooks is not None else None
+
+    def records_of(self, item: InputFile, outcome: Outcome):
+        settings = self.mapping["input"]
+        records_path = settings.get("records_path")
+        for entry in read_records(item, settings["container"], compile_path(records_path) if records_path else None):
+            if isinstance(entry, BadLine):
+                if settings["invalid_lines"] == "fail":
+                    raise SessionFailed(f"{entry.where}: {entry.reason}; set input.invalid_lines: skip to skip such lines")
+                reason = f"invalid line: {entry.reason}"
+                outcome.skipped[reason] += 1
+                outcome.examples.setdefault(reason, str(entry.where))
+                continue
+            yield entry
+
+    def clean(self, job: Job, output_root: Path, records: list | None = None) -> Outcome:
+        """Build, check and write one session; never raises for bad data."""
+        outcome = Outcome(job.key)
+        privacy = Privacy(self.mapping["privacy"])
+        converter = Converter(self.mapping, privacy)
+        builder = converter.session(job.key)
+        transform = self.hook("transform_record")
+        try:
+            try:
+                builder.mtime = os.stat(job.files[0].path).st_mtime
+            except OSError:
+                builder.mtime = None
+            entries = records if records is not None else (e for f in job.files for e in self.records_of(f, outcome))
+            for where, raw in entries:
+                if transform is not None:
+                    raw = transform(raw, str(where))
+                    if raw is None:
+                        outcome.skipped["dropped by cleaner_hooks.transform_record"] += 1
+                        continue
+                builder.add(where, raw)
+            out = builder.finish()
+            session_hook = self.hook("transform_session")
+            if session_hook is not None:
+                out = session_hook(out, {"key": job.key, "files": [str(f.path) for f in job.files]})
+            problems = self.validator.check_records(out)
+            errors = [p for p in problems if p.severity == "error"]
+            outcome.warnings = [f"line {p.line}: {p.rule}: {p.message}" for p in problems if p.severity != "error"]
+            if errors:
+                first = errors[0]
+                raise SessionFailed(
+                    f"output for {job.key} fails validation at record line {first.line}: {first.rule}: "
+                    f"{first.message} ({len(errors)} problem(s); nothing written)"
+                )
+            data, replaced = serialise(out)
+            if replaced:
+                builder.stats.repair("lone surrogates replaced by U+FFFD", replaced)
+            target = output_root / job.target
+            write_atomic(target, data)
+            outcome.output = str(job.target)
+            outcome.rows = len(out)
+        except SessionSkipped as exc:
+            outcome.skipped_session = str(exc)
+        except SessionFailed as exc:
+            outcome.error = str(exc)
+        except InputError as exc:
+            outcome.error = str(exc)
+        outcome.skipped.update(builder.stats.skipped)
+        for reason, where in builder.stats.examples.items():
+            outcome.examples.setdefault(reason, where)
+        outcome.repaired.update(builder.stats.repaired)
+        outcome.redactions.update(privacy.counts)
+        outcome.truncated = privacy.truncated
+        return outcome
+
+
+def _jobs_by_file(files: list[InputFile]) -> list[Job]:
+    jobs: list[Job] = []
+    taken: set[str] = set()
+    for item in files:
+        stem = stem_for_file(item.rel)
+        target = stem.with_name(stem.name + ".jsonl")
+        if str(target).lower() in taken:
+            target = stem_for_key(stem.parent, str(item.rel)).with_suffix(".jsonl")
+        taken.add(str(target).lower())
+        jobs.append(Job(str(item.path), [item], target))
+    return jobs
+
+
+def _group_by_field(cleaner: Cleaner, files: list[InputFile], totals: Outcome) -> list[tuple[Job, list]]:
+    """Group records by the session field, across files, in order of first appearance."""
+    settings = cleaner.mapping["session"]
+    paths = compile_paths(settings["field"])
+    groups: dict[str, tuple[Job, list]] = {}
+    for item in files:
+        try:
+            for where, raw in cleaner.records_of(item, totals):
+                value = first_present(raw, paths)
+                if not isinstance(value, (str, int)) or isinstance(value, bool) or value == "":
+                    if settings.get("missing", "fail") == "skip":
+                        totals.skipped["record without a session id"] += 1
+                        totals.examples.setdefault("record without a session id", str(where))
+                        continue
+                    raise SessionFailed(
+                        f"{where}: record has no session id at {settings['field']!r}; fix session.field "
+                        "or set session.missing: skip"
+                    )
+                key = str(value)
+                if key not in groups:
+                    target = stem_for_key(item.rel.parent, key).with_suffix(".jsonl")
+                    groups[key] = (Job(key, [item], target), [])
+                job, records = groups[key]
+                if item not in job.files:
+                    job.files.append(item)
+                records.append((where, raw))
+        except (SessionFailed, InputError) as exc:
+            totals.error = str(exc)
+            return []
+    return list(groups.values())
+
+
+_WORKER: Cleaner | None = None
+
+
+def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None) -> None:
+    global _WORKER
+    hooks = None
+    if hooks_path:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("cleaner_hooks", hooks_path)
+        if spec and spec.loader:
+            hooks = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(hooks)
+    _WORKER = Cleaner(mapping, hooks, schema_arg, quiet=True)
+
+
+def _work(job: Job, output_root: Path) -> Outcome:
+    assert _WORKER is not None
+    return _WORKER.clean(job, output_root)
+
+
+def build_parser(description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="clean_to_trajectory_jsonl.py",
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "example:\n"
+            "  python clean_to_trajectory_jsonl.py --input ./raw-traces --output ~/lerim-traces/clean\n\n"
+            "exit codes: 0 all sessions written; 1 some session failed and was not written;\n"
+            "            2 usage or configuration error; 130 interrupted"
+        ),
+    )
+    parser.add_argument("--input", help="raw trace file or folder (folders are read recursively)")
+    parser.add_argument("--output", help="folder for the trajectory-v1 .jsonl files (created if needed)")
+    parser.add_argument("--schema", help="trajectory-v1 schema file (default: Lerim's data dir, else the bundled copy)")
+    parser.add_argument("--jobs", type=int, default=1, help="clean this many sessions in parallel (same bytes as 1)")
+    parser.add_argument("--quiet", action="store_true", help="print only the summary's problems")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
+    parser.add_argument("--agent-prompt", action="store_true", help="print the embedded coding-agent prompt and exit")
+    return parser
+
+
+def _check_paths(args: argparse.Namespace) -> tuple[Path, Path]:
+    if not args.input or not args.output:
+        raise UsageError("both --input and --output are required (see --help)")
+    source = Path(args.input)
+    output = Path(args.output).expanduser()
+    if not source.exists():
+        raise UsageError(f"{args.input}: no such file or folder (check --input)")
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"{args.output}: exists and is not a folder (choose another --output)")
+    if output.resolve() == source.resolve():
+        raise UsageError(f"{args.output}: --output must not be the same as --input")
+    if source.is_file() and output.resolve() == source.resolve().parent and stem_for_file(Path(source.name)).name + ".jsonl" == source.name:
+        raise UsageError(f"{args.output}: writing here would overwrite the input file; choose another --output")
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+        probe = output / ".write-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"{args.output}: cannot write there ({exc.strerror or exc})") from exc
+    return source, output
+
+
+def main(mapping: dict[str, Any], hooks: ModuleType | None = None, argv: list[str] | None = None,
+         description: str = "", agent_prompt: Path | None = None) -> int:
+    parser = build_parser(description)
+    args = parser.parse_args(argv)
+    try:
+        if args.agent_prompt:
+            if agent_prompt is None or not agent_prompt.exists():
+                raise UsageError("AGENT_PROMPT.md is missing beside the script; regenerate the project")
+            sys.stdout.write(agent_prompt.read_text(encoding="utf-8"))
+            return 0
+        api = getattr(hooks, "HOOKS_API", 1) if hooks is not None else 1
+        if api > HOOKS_API:
+            raise UsageError(f"cleaner_hooks.py declares HOOKS_API = {api}, newer than this cleaner's {HOOKS_API}")
+        return _run(args, mapping, hooks)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: files already written are complete; rerun to finish", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug, not bad data: one line unless --debug
+        if args.debug:
+            traceback.print_exc()
+        else:
+            print(f"error: unexpected {exc.__class__.__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> int:
+    from .validate import SchemaError
+
+    source, output = _check_paths(args)
+    try:
+        cleaner = Cleaner(mapping, hooks, args.schema, args.quiet)
+    except SchemaError as exc:
+        raise UsageError(str(exc)) from exc
+    print(f"schema: {cleaner.schema_path} ({cleaner.schema_origin})", file=sys.stderr)
+    if getattr(cleaner.validator, "differs_from_bundled", False):
+        print("notice: the schema on disk differs from the copy bundled with this cleaner", file=sys.stderr)
+    settings = cleaner.mapping
+    exclude = output if output.resolve().is_relative_to(source.resolve()) and source.is_dir() else None
+    try:
+        files = discover(args.input, settings["input"]["include"], exclude)
+    except InputError as exc:
+        raise UsageError(str(exc)) from exc
+    if not files:
+        raise UsageError(f"{args.input}: no input files match {settings['input']['include']} (check --input)")
+    totals = Outcome("run")
+    outcomes: list[Outcome] = []
+    progress = sys.stderr.isatty() and not args.quiet
+    if settings["session"]["by"] == "field":
+        grouped = _group_by_field(cleaner, files, totals)
+        for n, (job, records) in enumerate(grouped, 1):
+            outcomes.append(cleaner.clean(job, output, records))
+            if progress:
+                print(f"\r{n}/{len(grouped)} sessions", end="", file=sys.stderr)
+    else:
+        jobs = _jobs_by_file(files)
+        if args.jobs > 1 and len(jobs) > 1:
+            hooks_path = getattr(hooks, "__file__", None)
+            with ProcessPoolExecutor(args.jobs, initializer=_init_worker,
+                                     initargs=(mapping, hooks_path, args.schema)) as pool:
+                for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
+                    outcomes.append(outcome)
+                    if progress:
+                        print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
+        else:
+            for n, job in enumerate(jobs, 1):
+                outcomes.append(cleaner.clean(job, output))
+                if progress:
+                    print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
+    if progress:
+        print(file=sys.stderr)
+    return _summarise(len(files), totals, outcomes, args.quiet)
+
+
+def _summarise(files_read: int, totals: Outcome, outcomes: list[Outcome], quiet: bool) -> int:
+    skipped = Counter(totals.skipped)
+    repaired: Counter = Counter()
+    redactions: Counter = Counter()
+    examples = dict(totals.examples)
+    truncated = 0
+    for o in outcomes:
+        skipped.update(o.skipped)
+        repaired.update(o.repaired)
+        redactions.update(o.redactions)
+        truncated += o.truncated
+        for reason, where in o.examples.items():
+            examples.setdefault(reason, where)
+    written = [o for o in outcomes if o.output]
+    failed = [o for o in outcomes if o.error]
+    skipped_sessions = [o for o in outcomes if o.skipped_session]
+    out = sys.stdout
+    print(f"files read:        {files_read}", file=out)
+    print(f"sessions written:  {len(written)}", file=out)
+    print(f"rows written:      {sum(o.rows for o in written)}", file=out)
+    print(f"sessions skipped:  {len(skipped_sessions)}", file=out)
+    for o in skipped_sessions:
+        print(f"  {o.key}: {o.skipped_session}", file=out)
+    print(f"items skipped:     {sum(skipped.values())}", file=out)
+    for reason, count in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"  {count} x {reason} (first at {examples.get(reason, '?')})", file=out)
+    if repaired:
+        print("repairs:", file=out)
+        for reason, count in sorted(repaired.items()):
+            print(f"  {count} x {reason}", file=out)
+    print(f"redactions:        {sum(redactions.values())}", file=out)
+    for kind, count in sorted(redactions.items()):
+        print(f"  {count} x {kind}", file=out)
+    print(f"truncated strings: {truncated}", file=out)
+    warnings = [(o.key, w) for o in outcomes for w in o.warnings]
+    if warnings and not quiet:
+        print(f"warnings:          {len(warnings)}", file=out)
+        for key, warning in warnings[:20]:
+            print(f"  {key}: {warning}", file=out)
+    if totals.error:
+        failed.append(totals)
+    print(f"sessions failed:   {len(failed)}", file=out)
+    for o in failed:
+        print(f"error: {o.error}", file=sys.stderr)
+    return 1 if failed else 0

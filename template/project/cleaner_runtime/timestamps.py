@@ -1,0 +1,127 @@
+"""Read raw timestamps in the forms traces use and write trajectory-v1 ISO-8601 instants.
+
+An ISO value that already carries a zone is kept verbatim (so a cleaner never rewrites what the
+source said); naive values get the mapping's zone; epoch numbers become UTC with milliseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+# The trajectory-v1 pattern, made strict: ASCII digits only and no trailing newline.
+ISO_WITH_ZONE = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:?[0-9]{2})",
+    re.ASCII,
+)
+_NUMERIC = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?", re.ASCII)
+_OFFSET = re.compile(r"([+-])([0-9]{2}):?([0-9]{2})", re.ASCII)
+_EPOCH_DIVISORS = {"epoch_s": 1, "epoch_ms": 1_000, "epoch_us": 1_000_000, "epoch_ns": 1_000_000_000}
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+class TimestampError(ValueError):
+    """A timestamp value that cannot be read as the mapping says."""
+
+
+def zone(name: str) -> tzinfo:
+    """``UTC``, a fixed offset such as ``+02:00``, or an IANA zone name."""
+    if name.upper() in ("UTC", "Z"):
+        return timezone.utc
+    offset = _OFFSET.fullmatch(name)
+    if offset:
+        sign = -1 if offset.group(1) == "-" else 1
+        return timezone(sign * timedelta(hours=int(offset.group(2)), minutes=int(offset.group(3))))
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise TimestampError(f"unknown time zone {name!r} (use UTC, +02:00 or an IANA name)") from exc
+
+
+def _format(moment: datetime) -> str:
+    """ISO-8601 with milliseconds (microseconds when they matter) and Z for UTC."""
+    spec = "milliseconds" if moment.microsecond % 1000 == 0 else "microseconds"
+    text = moment.isoformat(timespec=spec)
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _epoch_unit(value: float) -> str:
+    magnitude = abs(value)
+    if magnitude < 1e11:
+        return "epoch_s"
+    if magnitude < 1e14:
+        return "epoch_ms"
+    if magnitude < 1e17:
+        return "epoch_us"
+    return "epoch_ns"
+
+
+def _from_epoch(value: float | int | str, unit: str) -> str:
+    if isinstance(value, str):
+        number: float | int = float(value) if "." in value else int(value)
+    else:
+        number = value
+    if unit == "auto":
+        unit = _epoch_unit(float(number))
+    divisor = _EPOCH_DIVISORS[unit]
+    try:
+        if isinstance(number, int):
+            seconds, rest = divmod(number, divisor)
+            moment = _EPOCH + timedelta(seconds=seconds, microseconds=rest * 1_000_000 // divisor)
+        else:
+            moment = _EPOCH + timedelta(seconds=number / divisor)
+    except (OverflowError, ValueError) as exc:
+        raise TimestampError(f"epoch value {value!r} is out of range") from exc
+    return _format(moment)
+
+
+def _from_iso(text: str, naive_zone: tzinfo) -> str:
+    candidate = text.strip()
+    if ISO_WITH_ZONE.fullmatch(candidate):
+        try:
+            datetime.fromisoformat(candidate)
+        except ValueError as exc:
+            raise TimestampError(f"{text!r} is not a real date and time") from exc
+        return candidate
+    try:
+        moment = datetime.fromisoformat(candidate)
+    except ValueError as exc:
+        raise TimestampError(f"{text!r} is not an ISO-8601 date and time") from exc
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=naive_zone)
+    return _format(moment)
+
+
+def to_iso(value: object, fmt: str = "auto", layout: str | None = None, naive_zone: tzinfo = timezone.utc) -> str:
+    """The trajectory-v1 timestamp for one raw value; raises TimestampError when unreadable."""
+    if isinstance(value, bool) or value is None:
+        raise TimestampError(f"{value!r} is not a timestamp")
+    if fmt == "strptime":
+        if not isinstance(value, str) or not layout:
+            raise TimestampError(f"{value!r} does not match layout {layout!r}")
+        try:
+            moment = datetime.strptime(value.strip(), layout)
+        except ValueError as exc:
+            raise TimestampError(f"{value!r} does not match layout {layout!r}") from exc
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=naive_zone)
+        return _format(moment)
+    if isinstance(value, (int, float)):
+        if fmt not in ("auto", *_EPOCH_DIVISORS):
+            raise TimestampError(f"{value!r} is a number, not an ISO-8601 string")
+        if value != value or value in (float("inf"), float("-inf")):
+            raise TimestampError(f"{value!r} is not a timestamp")
+        return _from_epoch(value, fmt)
+    if not isinstance(value, str):
+        raise TimestampError(f"{type(value).__name__} value is not a timestamp")
+    if fmt in _EPOCH_DIVISORS or (fmt == "auto" and _NUMERIC.fullmatch(value.strip())):
+        if not _NUMERIC.fullmatch(value.strip()):
+            raise TimestampError(f"{value!r} is not an epoch number")
+        return _from_epoch(value.strip(), fmt)
+    return _from_iso(value, naive_zone)
+
+
+def from_mtime(seconds: float) -> str:
+    """A file modification time as a UTC instant (whole seconds: mtimes are not event times)."""
+    return _format(datetime.fromtimestamp(int(seconds), tz=timezone.utc))

@@ -1,0 +1,14 @@
+"""Tests of your hooks (created once by trajectory-cleaner; yours to edit, never overwritten)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cleaner_hooks  # noqa: E402
+
+
+def test_transform_record_keeps_records_by_default():
+    record = {"example": "value"}
+    if hasattr(cleaner_hooks, "transform_record"):
+        assert cleaner_hooks.transform_record(dict(record), "sample.jsonl:1") is not None
