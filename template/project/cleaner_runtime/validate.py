@@ -1,0 +1,1276 @@
+"""Validate trajectory-v1 JSONL files the way Lerim reads them.
+
+This module is copied verbatim into every rendered cleaner project and is also
+imported by the trajectory-cleaner generator. It depends on the standard
+library and ``jsonschema`` only, and must keep working when loaded on its own
+(``importlib.util.spec_from_file_location``) as well as ``cleaner_runtime.validate``.
+
+Verdicts come from two layers:
+
+* the ``schema`` rule: the trajectory-v1 JSON Schema applied to the whole file
+  loaded as a list, exactly as ``jsonschema`` would apply it. For speed the
+  loaded schema is compiled at start-up into plain Python checks (keyword by
+  keyword, records dispatched on their ``role``); anything the compiler does
+  not know is handed to ``jsonschema`` itself, so the verdict is always the
+  one whole-list ``jsonschema`` validation gives;
+* extra rules the schema cannot express (file encoding, one compact object per
+  line, meta first, real timestamps, tool-call links, ...), each with a stable
+  rule id; see ``RULES``.
+"""
+
+import datetime as _dt
+import json
+import numbers
+import os
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import jsonschema
+import jsonschema.exceptions
+import jsonschema.validators
+
+__all__ = [
+    "BUNDLED_SCHEMA",
+    "RULES",
+    "WARNING_RULES",
+    "Problem",
+    "SchemaError",
+    "TrajectoryValidator",
+    "check_file",
+    "find_schema",
+    "load_schema",
+]
+
+SCHEMA_FILENAME = "trajectory-v1.schema.json"
+BUNDLED_SCHEMA = Path(__file__).with_name(SCHEMA_FILENAME)
+LERIM_SCHEMA_SUBPATH = ("node", "node_modules", "@letta-ai", "trajectory", "schema", SCHEMA_FILENAME)
+
+#: Every rule id this module reports, with what it guards.
+RULES: dict[str, str] = {
+    "unreadable": "the file can be read at all",
+    "bom": "UTF-8 without a byte order mark",
+    "utf8": "the bytes are valid UTF-8",
+    "blank-line": "no blank or whitespace-only lines",
+    "json": "each line is one complete JSON value (no NaN/Infinity)",
+    "duplicate-key": "no object repeats a key",
+    "compact-line": "no whitespace outside strings (compact, LF line endings)",
+    "empty-file": "the file holds at least one record",
+    "schema": "the trajectory-v1 JSON Schema, applied to the whole file as a list",
+    "meta-first": "line 1 is the meta record",
+    "meta-once": "no other line is a meta record",
+    "meta-source": "the meta record names its source (warning when only whitespace)",
+    "timestamp": "every non-meta record has a real ISO-8601 instant with a zone, ASCII digits only",
+    "timestamp-order": "timestamps never go backwards (warning)",
+    "assistant-content": "assistant content is null exactly when tool_calls is present, else non-empty text",
+    "args-object": "tool_calls[].args is a string holding a JSON object",
+    "duplicate-call-id": "tool call ids are unique within the file",
+    "tool-link": "each tool record answers an earlier tool call",
+    "duplicate-result": "each tool call has at most one result (warning)",
+    "no-user": "the session has a user record (warning; Letta's runtime rejects sessions without one)",
+    "no-assistant": "the session has an assistant record (warning; Letta's runtime rejects sessions without one)",
+}
+#: Rules reported as warnings (they fail a file only under --strict).
+WARNING_RULES = frozenset({"timestamp-order", "duplicate-result", "no-user", "no-assistant"})
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a file. ``line`` is 1-based, None for the whole file."""
+
+    line: int | None
+    rule: str
+    message: str
+    severity: str = "error"
+
+
+class SchemaError(Exception):
+    """The schema (or the Lerim config that points at it) cannot be used."""
+
+
+# --------------------------------------------------------------------------
+# Finding and loading the schema
+# --------------------------------------------------------------------------
+
+
+def _expand_user(text: str, env: Mapping[str, str]) -> Path:
+    if text == "~" or text.startswith(("~/", "~" + os.sep)):
+        home = env.get("HOME") or str(Path.home())
+        return Path(home + text[1:])
+    return Path(os.path.expanduser(text))
+
+
+def find_schema(
+    explicit: "str | os.PathLike[str] | None" = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Path, str]:
+    """Locate the trajectory-v1 schema the way Lerim finds its data dir.
+
+    An explicit path (``--schema``) wins and must exist. Otherwise the Lerim
+    config file (``$LERIM_CONFIG``, else ``~/.lerim/config.toml``) may name the
+    data dir under ``[data] dir`` (default ``~/.lerim``); the normalizer's copy
+    under that dir is used when present, else the copy bundled next to this
+    module. Returns ``(path, origin)``.
+    """
+    env = os.environ if environ is None else environ
+    if explicit is not None:
+        path = _expand_user(os.fspath(explicit), env)
+        if not path.exists():
+            raise SchemaError(f"{os.fspath(explicit)}: schema file not found (given with --schema)")
+        if not path.is_file():
+            raise SchemaError(f"{os.fspath(explicit)}: not a file (--schema needs a JSON Schema file)")
+        return path, "--schema"
+
+    config_text = env.get("LERIM_CONFIG") or "~/.lerim/config.toml"
+    config = _expand_user(config_text, env)
+    data_dir_text = "~/.lerim"
+    if config.is_file():
+        try:
+            with config.open("rb") as handle:
+                settings = tomllib.load(handle)
+        except tomllib.TOMLDecodeError as exc:
+            raise SchemaError(
+                f"{config_text}: Lerim config is not valid TOML ({exc}); fix it or pass --schema FILE"
+            ) from None
+        except OSError as exc:
+            raise SchemaError(
+                f"{config_text}: cannot read the Lerim config ({exc.strerror or exc}); fix it or pass --schema FILE"
+            ) from None
+        data = settings.get("data")
+        if isinstance(data, dict) and "dir" in data:
+            if not isinstance(data["dir"], str) or not data["dir"]:
+                raise SchemaError(
+                    f"{config_text}: [data] dir must be a non-empty string path; fix it or pass --schema FILE"
+                )
+            data_dir_text = data["dir"]
+    candidate = _expand_user(data_dir_text, env).joinpath(*LERIM_SCHEMA_SUBPATH)
+    if candidate.is_file():
+        return candidate, f"Lerim data dir ({data_dir_text})"
+    return BUNDLED_SCHEMA, "bundled copy"
+
+
+def load_schema(path: "str | os.PathLike[str]") -> dict:
+    """Read and check a JSON Schema file; raise SchemaError naming the file."""
+    name = os.fspath(path)
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise SchemaError(f"{name}: schema file not found") from None
+    except IsADirectoryError:
+        raise SchemaError(f"{name}: is a directory, not a schema file") from None
+    except OSError as exc:
+        raise SchemaError(f"{name}: cannot read the schema ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise SchemaError(f"{name}: the schema is not UTF-8 text (byte {exc.start + 1})") from None
+    try:
+        schema = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SchemaError(
+            f"{name}:{exc.lineno}: the schema is not valid JSON ({exc.msg} at column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise SchemaError(f"{name}: the schema is nested too deeply to read") from None
+    if not isinstance(schema, dict):
+        raise SchemaError(f"{name}: a trajectory schema must be a JSON object, not {_kind(schema)}")
+    _check_schema(schema, name)
+    return schema
+
+
+def _check_schema(schema: Any, name: str) -> None:
+    try:
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as exc:
+        where = "/".join(str(p) for p in exc.absolute_path)
+        raise SchemaError(
+            f"{name}: not a valid JSON Schema{' at ' + where if where else ''}: {_one_line(exc.message)}"
+        ) from None
+    except RecursionError:
+        raise SchemaError(f"{name}: the schema is nested too deeply") from None
+
+
+# --------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------
+
+_MISSING = object()
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, numbers.Number):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _json_path(path: Sequence[Any]) -> str:
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(part)):
+            out += ("." if out else "") + str(part)
+        else:
+            out += f"[{json.dumps(part)}]"
+    return out
+
+
+_UNBOOL_TRUE = object()
+_UNBOOL_FALSE = object()
+
+
+def _unbool(value: Any) -> Any:
+    if value is True:
+        return _UNBOOL_TRUE
+    if value is False:
+        return _UNBOOL_FALSE
+    return value
+
+
+def _equal(one: Any, two: Any) -> bool:
+    """JSON equality with jsonschema's semantics (True != 1, recursive)."""
+    if one is two:
+        return True
+    if isinstance(one, str) or isinstance(two, str):
+        return one == two
+    if isinstance(one, Sequence) and isinstance(two, Sequence):
+        return len(one) == len(two) and all(_equal(a, b) for a, b in zip(one, two))
+    if isinstance(one, Mapping) and isinstance(two, Mapping):
+        return len(one) == len(two) and all(k in two and _equal(v, two[k]) for k, v in one.items())
+    return _unbool(one) == _unbool(two)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+# --------------------------------------------------------------------------
+# Schema compiler: JSON Schema (2020-12 subset) -> plain Python predicates
+# --------------------------------------------------------------------------
+
+_DIALECTS_2020 = {
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2020-12/schema#",
+}
+# Keywords that never affect a verdict (format is annotation-only in jsonschema
+# unless a format checker is passed, and none is).
+_ANNOTATIONS = frozenset(
+    {"title", "description", "$comment", "examples", "default", "deprecated", "readOnly",
+     "writeOnly", "format", "$defs", "definitions"}
+)
+_OBJECT_KEYS = frozenset({"required", "properties", "additionalProperties", "minProperties", "maxProperties"})
+_STRING_KEYS = frozenset({"minLength", "maxLength", "pattern"})
+_ARRAY_KEYS = frozenset({"items", "minItems", "maxItems"})
+_NUMBER_KEYS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
+_OTHER_KEYS = frozenset({"type", "const", "enum", "$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else"})
+_COMPILED_KEYS = _OBJECT_KEYS | _STRING_KEYS | _ARRAY_KEYS | _NUMBER_KEYS | _OTHER_KEYS
+# Keywords whose presence anywhere makes per-node compilation unsafe
+# (dynamic scope, nested resources): the whole list goes to jsonschema.
+_WHOLE_FALLBACK_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"})
+_ROOT_LIST_KEYS = frozenset({"type", "minItems", "maxItems", "items"})
+_ROOT_IGNORED = _ANNOTATIONS | {"$schema", "$id"}
+
+
+def _true(_: Any) -> bool:
+    return True
+
+
+def _false(_: Any) -> bool:
+    return False
+
+
+def _is_integer(x: Any) -> bool:
+    if isinstance(x, bool):
+        return False
+    return isinstance(x, int) or (isinstance(x, float) and x.is_integer())
+
+
+def _is_number(x: Any) -> bool:
+    return not isinstance(x, bool) and isinstance(x, numbers.Number)
+
+
+_TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
+    "object": lambda x: isinstance(x, dict),
+    "array": lambda x: isinstance(x, list),
+    "string": lambda x: isinstance(x, str),
+    "null": lambda x: x is None,
+    "boolean": lambda x: isinstance(x, bool),
+    "integer": _is_integer,
+    "number": _is_number,
+}
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _all_of(fns: list[Callable[[Any], bool]]) -> Callable[[Any], bool]:
+    fns = [f for f in fns if f is not _true]
+    if not fns:
+        return _true
+    if _false in fns:
+        return _false
+    if len(fns) == 1:
+        return fns[0]
+    if len(fns) == 2:
+        a, b = fns
+        return lambda x: a(x) and b(x)
+    if len(fns) == 3:
+        a, b, c = fns
+        return lambda x: a(x) and b(x) and c(x)
+    tup = tuple(fns)
+
+    def check(x: Any) -> bool:
+        for f in tup:
+            if not f(x):
+                return False
+        return True
+
+    return check
+
+
+def _resolve_pointer(root: Any, ref: str) -> Any:
+    if not ref.startswith("#"):
+        raise _Unsupported(ref)
+    fragment = unquote(ref[1:])
+    if fragment == "":
+        return root
+    if not fragment.startswith("/"):
+        raise _Unsupported(ref)  # an $anchor: leave it to jsonschema
+    node = root
+    for token in fragment[1:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            raise _Unsupported(ref)
+    return node
+
+
+def _needs_whole_fallback(node: Any, is_root: bool = True) -> bool:
+    """True when the schema uses dynamic scope or nested resources anywhere."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in _WHOLE_FALLBACK_KEYS:
+                return True
+            if key == "$id" and not is_root:
+                return True
+            if _needs_whole_fallback(value, False):
+                return True
+    elif isinstance(node, list):
+        return any(_needs_whole_fallback(v, False) for v in node)
+    return False
+
+
+class _Compiler:
+    """Turns schema nodes into predicates with jsonschema's exact semantics."""
+
+    def __init__(self, root: Any, jsv: Any):
+        self.root = root
+        self.jsv = jsv
+        self.memo: dict[int, Callable[[Any], bool]] = {}
+        self.in_progress: dict[int, list] = {}
+        self.fallback_nodes = 0
+        self.discriminators: dict[int, tuple[str, dict[str, Any]]] = {}
+
+    # -- entry point per node ------------------------------------------------
+    def compile(self, node: Any) -> Callable[[Any], bool]:
+        key = id(node)
+        if key in self.memo:
+            return self.memo[key]
+        if key in self.in_progress:  # recursive schema: late-bound indirection
+            cell = self.in_progress[key]
+            return lambda x: cell[0](x)
+        cell: list = [None]
+        self.in_progress[key] = cell
+        try:
+            try:
+                fn = self._compile_node(node)
+            except _Unsupported:
+                fn = self._fallback(node)
+        finally:
+            del self.in_progress[key]
+        cell[0] = fn
+        self.memo[key] = fn
+        return fn
+
+    def _fallback(self, node: Any) -> Callable[[Any], bool]:
+        self.fallback_nodes += 1
+        return self.jsv.evolve(schema=node).is_valid
+
+    # -- node ------------------------------------------------------------------
+    def _compile_node(self, node: Any) -> Callable[[Any], bool]:
+        if node is True:
+            return _true
+        if node is False:
+            return _false
+        if not isinstance(node, dict):
+            raise _Unsupported("not a schema")
+        keys = {k for k in node if k not in _ANNOTATIONS}
+        if node is self.root:
+            keys -= {"$schema", "$id"}
+        unknown = keys - _COMPILED_KEYS
+        if unknown:
+            raise _Unsupported(", ".join(sorted(unknown)))
+        types = node.get("type", _MISSING)
+        type_list: list[str] | None = None
+        if types is not _MISSING:
+            type_list = [types] if isinstance(types, str) else list(types)
+            if any(t not in _TYPE_TESTS for t in type_list):
+                raise _Unsupported("type")
+        checks: list[Callable[[Any], bool]] = []
+        only_object = type_list == ["object"]
+        only_string = type_list == ["string"]
+        fused_type = False
+        if keys & _OBJECT_KEYS:
+            checks.append(self._object_check(node, only_object))
+            fused_type = fused_type or only_object
+        if keys & _STRING_KEYS:
+            checks.append(self._string_check(node, only_string))
+            fused_type = fused_type or only_string
+        if type_list is not None and not fused_type:
+            checks.insert(0, self._type_check(type_list))
+        if keys & _ARRAY_KEYS:
+            checks.append(self._array_check(node))
+        if keys & _NUMBER_KEYS:
+            checks.append(self._number_check(node))
+        if "const" in keys:
+            checks.append(self._const_check(node["const"]))
+        if "enum" in keys:
+            checks.append(self._enum_check(node["enum"]))
+        if "$ref" in keys:
+            ref = node["$ref"]
+            if not isinstance(ref, str):
+                raise _Unsupported("$ref")
+            checks.append(self.compile(_resolve_pointer(self.root, ref)))
+        if "allOf" in keys:
+            checks.append(_all_of([self.compile(s) for s in node["allOf"]]))
+        if "anyOf" in keys:
+            subs = tuple(self.compile(s) for s in node["anyOf"])
+            checks.append(lambda x: any(f(x) for f in subs))
+        if "oneOf" in keys:
+            checks.append(self._one_of(node))
+        if "not" in keys:
+            inner = self.compile(node["not"])
+            checks.append(lambda x: not inner(x))
+        if "if" in keys:
+            cond = self.compile(node["if"])
+            then = self.compile(node["then"]) if "then" in node else _true
+            other = self.compile(node["else"]) if "else" in node else _true
+            checks.append(lambda x: then(x) if cond(x) else other(x))
+        return _all_of(checks)
+
+    # -- keyword groups ----------------------------------------------------------
+    @staticmethod
+    def _type_check(type_list: list[str]) -> Callable[[Any], bool]:
+        tests = [_TYPE_TESTS[t] for t in type_list]
+        if not tests:
+            return _false
+        if len(tests) == 1:
+            return tests[0]
+        tup = tuple(tests)
+        return lambda x: any(t(x) for t in tup)
+
+    def _object_check(self, node: dict, strict_type: bool) -> Callable[[Any], bool]:
+        required = node.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise _Unsupported("required")
+        req = frozenset(required)
+        props_schema = node.get("properties", {})
+        if not isinstance(props_schema, dict):
+            raise _Unsupported("properties")
+        props = {name: self.compile(sub) for name, sub in props_schema.items()}
+        addl = node.get("additionalProperties", True)
+        addl_fn: Callable[[Any], bool] | None
+        if addl is True:
+            addl_fn = None
+            closed = False
+        elif addl is False:
+            addl_fn = None
+            closed = True
+        else:
+            addl_fn = self.compile(addl)
+            closed = False
+            if addl_fn is _true:
+                addl_fn = None
+        min_p = node.get("minProperties")
+        max_p = node.get("maxProperties")
+        props_get = props.get
+        open_default = None if (closed or addl_fn) else _true
+
+        def check(x: Any) -> bool:
+            if not isinstance(x, dict):
+                return not strict_type
+            if req and not x.keys() >= req:
+                return False
+            if min_p is not None and len(x) < min_p:
+                return False
+            if max_p is not None and len(x) > max_p:
+                return False
+            for k, v in x.items():
+                fn = props_get(k, open_default)
+                if fn is None:
+                    if closed:
+                        return False
+                    if not addl_fn(v):
+                        return False
+                elif not fn(v):
+                    return False
+            return True
+
+        return check
+
+    @staticmethod
+    def _string_check(node: dict, strict_type: bool) -> Callable[[Any], bool]:
+        min_l = node.get("minLength")
+        max_l = node.get("maxLength")
+        pattern = node.get("pattern")
+        search = re.compile(pattern).search if pattern is not None else None
+        if min_l is not None and max_l is None and search is None:
+            def check_min(x: Any) -> bool:
+                if not isinstance(x, str):
+                    return not strict_type
+                return len(x) >= min_l
+            return check_min
+        if search is not None and min_l is None and max_l is None:
+            def check_pattern(x: Any) -> bool:
+                if not isinstance(x, str):
+                    return not strict_type
+                return search(x) is not None
+            return check_pattern
+
+        def check(x: Any) -> bool:
+            if not isinstance(x, str):
+                return not strict_type
+            if min_l is not None and len(x) < min_l:
+                return False
+            if max_l is not None and len(x) > max_l:
+                return False
+            return search is None or search(x) is not None
+
+        return check
+
+    def _array_check(self, node: dict) -> Callable[[Any], bool]:
+        min_i = node.get("minItems")
+        max_i = node.get("maxItems")
+        item_fn = self.compile(node["items"]) if "items" in node else _true
+
+        def check(x: Any) -> bool:
+            if not isinstance(x, list):
+                return True
+            if min_i is not None and len(x) < min_i:
+                return False
+            if max_i is not None and len(x) > max_i:
+                return False
+            if item_fn is not _true:
+                for item in x:
+                    if not item_fn(item):
+                        return False
+            return True
+
+        return check
+
+    @staticmethod
+    def _number_check(node: dict) -> Callable[[Any], bool]:
+        lo = node.get("minimum")
+        hi = node.get("maximum")
+        xlo = node.get("exclusiveMinimum")
+        xhi = node.get("exclusiveMaximum")
+
+        def check(x: Any) -> bool:
+            if not _is_number(x):
+                return True
+            if lo is not None and x < lo:
+                return False
+            if hi is not None and x > hi:
+                return False
+            if xlo is not None and x <= xlo:
+                return False
+            return xhi is None or x < xhi
+
+        return check
+
+    @staticmethod
+    def _const_check(const: Any) -> Callable[[Any], bool]:
+        if isinstance(const, str):
+            return lambda x: x == const  # jsonschema: a str on either side compares with ==
+        if const is None:
+            return lambda x: x is None
+        return lambda x: _equal(x, const)
+
+    @staticmethod
+    def _enum_check(values: Any) -> Callable[[Any], bool]:
+        if not isinstance(values, list):
+            raise _Unsupported("enum")
+        if values and all(isinstance(v, str) for v in values):
+            allowed = frozenset(values)
+            return lambda x: isinstance(x, str) and x in allowed
+        tup = tuple(values)
+        return lambda x: any(_equal(x, v) for v in tup)
+
+    # -- oneOf with a discriminator ---------------------------------------------
+    def _enforced_consts(self, node: Any, seen: set[int]) -> dict[str, Any]:
+        """Key -> const that every object instance valid under node must carry."""
+        if not isinstance(node, dict) or id(node) in seen:
+            return {}
+        seen = seen | {id(node)}
+        out: dict[str, Any] = {}
+        required = node.get("required")
+        props = node.get("properties")
+        if isinstance(required, list) and isinstance(props, dict):
+            for key in required:
+                sub = props.get(key) if isinstance(key, str) else None
+                if isinstance(sub, dict) and "const" in sub:
+                    out[key] = sub["const"]
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            try:
+                out.update(self._enforced_consts(_resolve_pointer(self.root, ref), seen))
+            except _Unsupported:
+                pass
+        for sub in node.get("allOf", []) if isinstance(node.get("allOf"), list) else []:
+            out.update(self._enforced_consts(sub, seen))
+        return out
+
+    def _one_of(self, node: dict) -> Callable[[Any], bool]:
+        branches = node["oneOf"]
+        fns = [self.compile(b) for b in branches]
+        generic_fns = tuple(fns)
+
+        def generic(x: Any) -> bool:
+            count = 0
+            for f in generic_fns:
+                if f(x):
+                    count += 1
+                    if count > 1:
+                        return False
+            return count == 1
+
+        consts = [self._enforced_consts(b, set()) for b in branches]
+        if not consts:
+            return generic
+        common = set(consts[0]).intersection(*consts[1:])
+        for key in sorted(common):
+            values = [c[key] for c in consts]
+            if all(isinstance(v, str) for v in values) and len(set(values)) == len(values):
+                table = dict(zip(values, fns))
+                self.discriminators[id(node)] = (key, dict(zip(values, branches)))
+                table_get = table.get
+
+                def dispatch(x: Any, key: str = key, table_get: Callable = table_get) -> bool:
+                    if not isinstance(x, dict):
+                        return generic(x)
+                    value = x.get(key)
+                    if not isinstance(value, str):
+                        return False  # every branch requires key == some string
+                    fn = table_get(value)
+                    return fn is not None and fn(x)
+
+                return dispatch
+        return generic
+
+
+# --------------------------------------------------------------------------
+# Schema equivalence (for "differs from the bundled copy")
+# --------------------------------------------------------------------------
+
+_SCHEMA_MAP_KEYS = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+_SCHEMA_ONE_KEYS = {"items", "additionalProperties", "not", "if", "then", "else", "contains",
+                    "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems"}
+_SCHEMA_LIST_KEYS = {"allOf", "anyOf", "oneOf", "prefixItems"}
+_DROP_FOR_EQUIVALENCE = {"title", "description", "$comment", "examples", "default", "deprecated",
+                         "readOnly", "writeOnly"}
+
+
+def _canonical(node: Any, is_root: bool = True) -> Any:
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _DROP_FOR_EQUIVALENCE or (is_root and key == "$id"):
+            continue
+        if key in _SCHEMA_MAP_KEYS and isinstance(value, dict):
+            out[key] = {k: _canonical(v, False) for k, v in value.items()}
+        elif key in _SCHEMA_ONE_KEYS:
+            out[key] = _canonical(value, False)
+        elif key in _SCHEMA_LIST_KEYS and isinstance(value, list):
+            out[key] = [_canonical(v, False) for v in value]
+        elif key == "required" and isinstance(value, list):
+            out[key] = sorted(set(map(str, value)))
+        elif key == "type" and isinstance(value, list) and len(value) == 1:
+            out[key] = value[0]
+        else:
+            out[key] = value
+    return out
+
+
+def _schemas_equivalent(one: Any, two: Any) -> bool:
+    return json.dumps(_canonical(one), sort_keys=True) == json.dumps(_canonical(two), sort_keys=True)
+
+
+# --------------------------------------------------------------------------
+# Timestamps
+# --------------------------------------------------------------------------
+
+_TS_RE = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:(Z)|([+-])(\d{2}):?(\d{2}))",
+    re.ASCII,
+)
+_TS_NO_ZONE_RE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?", re.ASCII)
+_TS_EXAMPLE = "2026-05-16T09:00:00Z or 2026-05-16T11:00:00+02:00"
+
+
+def _parse_timestamp(value: str) -> tuple[tuple[int, str] | None, str]:
+    """Return (sort key, "") for a real instant, else (None, what is wrong)."""
+    m = _TS_RE.fullmatch(value)
+    if m is None:
+        if any(ch.isdigit() and not ("0" <= ch <= "9") for ch in value):
+            return None, f"timestamp {_short(value)} uses non-ASCII digits; write ASCII digits 0-9, e.g. {_TS_EXAMPLE}"
+        if value.rstrip("\r\n") != value and _TS_RE.fullmatch(value.rstrip("\r\n")):
+            return None, f"timestamp {_short(value)} ends with a line break; strip it"
+        if value.strip() != value and _TS_RE.fullmatch(value.strip()):
+            return None, f"timestamp {_short(value)} has surrounding whitespace; strip it"
+        if _TS_NO_ZONE_RE.fullmatch(value):
+            return None, f"timestamp {_short(value)} has no time zone; add Z (UTC) or an offset like +02:00, e.g. {_TS_EXAMPLE}"
+        return None, f"timestamp {_short(value)} is not an ISO-8601 date and time; write e.g. {_TS_EXAMPLE}"
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    frac, zulu, sign, off_h, off_m = m.group(7), m.group(8), m.group(9), m.group(10), m.group(11)
+    try:
+        date = _dt.date(year, month, day)
+    except ValueError:
+        return None, f"timestamp {_short(value)} is not a real date ({year:04d}-{month:02d}-{day:02d} does not exist)"
+    if hour > 23 or minute > 59 or second > 59:
+        return None, f"timestamp {_short(value)} is not a real time of day (hours 00-23, minutes and seconds 00-59)"
+    offset = 0
+    if not zulu:
+        oh, om = int(off_h), int(off_m)
+        if oh > 23 or om > 59:
+            return None, f"timestamp {_short(value)} has an impossible zone offset {sign}{off_h}:{off_m}"
+        offset = (oh * 3600 + om * 60) * (1 if sign == "+" else -1)
+    seconds = date.toordinal() * 86400 + hour * 3600 + minute * 60 + second - offset
+    return (seconds, (frac or "").rstrip("0")), ""
+
+
+# --------------------------------------------------------------------------
+# The validator
+# --------------------------------------------------------------------------
+
+_bundled_cache: dict[str, Any] = {}
+
+
+def _bundled_schema() -> Any:
+    if "schema" not in _bundled_cache:
+        try:
+            _bundled_cache["schema"] = json.loads(BUNDLED_SCHEMA.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            _bundled_cache["schema"] = None
+    return _bundled_cache["schema"]
+
+
+class TrajectoryValidator:
+    """Checks records against one loaded schema plus the extra trajectory rules.
+
+    ``mode`` says how the schema verdict is computed: "compiled" (the fast
+    path; ``fallback_nodes`` counts subschemas handed to jsonschema per record)
+    or "whole-list jsonschema" (the schema uses something the compiler cannot
+    take apart safely).
+    """
+
+    def __init__(self, schema: dict):
+        _check_schema(schema, "schema")
+        self.schema = schema
+        cls = jsonschema.validators.validator_for(schema)
+        self._jsv = cls(schema)
+        bundled = _bundled_schema()
+        self.differs_from_bundled: bool = bundled is None or not _schemas_equivalent(schema, bundled)
+        self.mode = "whole-list jsonschema"
+        self.fallback_nodes = 0
+        self._list_fn: Callable[[Any], bool] | None = None
+        self._item_fn: Callable[[Any], bool] | None = None
+        self._items_schema: Any = None
+        self._discriminator: tuple[str, dict[str, Any]] | None = None
+        try:
+            self._build_fast_path()
+        except (_Unsupported, RecursionError, re.error):
+            self._list_fn = self._item_fn = None
+            self.mode = "whole-list jsonschema"
+
+    def _build_fast_path(self) -> None:
+        schema = self.schema
+        if not isinstance(schema, dict):
+            raise _Unsupported("boolean schema")
+        dialect = schema.get("$schema")
+        if dialect is not None and dialect not in _DIALECTS_2020:
+            raise _Unsupported("dialect")
+        if _needs_whole_fallback(schema):
+            raise _Unsupported("dynamic scope")
+        keys = {k for k in schema if k not in _ROOT_IGNORED}
+        if not keys <= _ROOT_LIST_KEYS:
+            raise _Unsupported("root keywords")
+        compiler = _Compiler(schema, self._jsv)
+        list_part = {k: v for k, v in schema.items() if k in keys and k != "items"}
+        self._list_fn = compiler._compile_node(list_part)
+        self._items_schema = schema.get("items", True)
+        self._item_fn = compiler.compile(self._items_schema)
+        self.fallback_nodes = compiler.fallback_nodes
+        self.mode = "compiled"
+        # the discriminated oneOf reached from items through plain $refs, if any
+        node, seen = self._items_schema, set()
+        while isinstance(node, dict) and id(node) not in seen:
+            seen.add(id(node))
+            if id(node) in compiler.discriminators:
+                self._discriminator = compiler.discriminators[id(node)]
+                break
+            ref = node.get("$ref")
+            if not isinstance(ref, str):
+                break
+            try:
+                node = _resolve_pointer(schema, ref)
+            except _Unsupported:
+                break
+
+    # -- schema verdict --------------------------------------------------------------
+    def is_schema_valid(self, records: list) -> bool:
+        """The schema's verdict on the whole list (same as jsonschema's)."""
+        if self._item_fn is None:
+            return self._jsv.is_valid(records)
+        if not self._list_fn(records):
+            return False
+        item_fn = self._item_fn
+        for record in records:
+            if not item_fn(record):
+                return False
+        return True
+
+    def _schema_problems(self, records: list, lines: Sequence[int]) -> list[Problem]:
+        problems: list[Problem] = []
+        if self._item_fn is None:
+            try:
+                errors = list(self._jsv.iter_errors(records))
+            except Exception as exc:  # noqa: BLE001 - an unresolvable $ref must not crash a report
+                return [Problem(None, "schema", f"the schema could not be applied: {_one_line(str(exc))}")]
+            by_line: dict[int | None, list] = {}
+            for error in errors:
+                path = list(error.path)
+                index = path[0] if path and isinstance(path[0], int) else None
+                by_line.setdefault(index, []).append(error)
+            for index in sorted(by_line, key=lambda i: -1 if i is None else i):
+                errs = by_line[index]
+                if index is None:
+                    if not records:
+                        continue  # empty-file says it
+                    text = "; ".join(_format_error(e) for e in errs[:3])
+                    problems.append(Problem(None, "schema", f"the file as a whole fails the schema: {text}"))
+                else:
+                    text = "; ".join(_format_error(e, skip=1) for e in errs[:3])
+                    problems.append(Problem(lines[index], "schema", text))
+            return problems
+        if records and not self._list_fn(records):
+            list_schema = {k: v for k, v in self.schema.items() if k != "items"}
+            errs = [e for e in self._jsv.evolve(schema=list_schema).iter_errors(records)]
+            text = "; ".join(_format_error(e) for e in errs[:3]) or "rejected"
+            problems.append(Problem(None, "schema", f"the file as a whole fails the schema: {text}"))
+        item_fn = self._item_fn
+        for index, record in enumerate(records):
+            if not item_fn(record):
+                problems.append(Problem(lines[index], "schema", self._explain(record)))
+        return problems
+
+    def _explain(self, record: Any) -> str:
+        if not isinstance(record, dict):
+            return f"the line holds a JSON {_kind(record)}, not an object; write one JSON object per line"
+        try:
+            if self._discriminator is not None:
+                key, branches = self._discriminator
+                names = ", ".join(branches)
+                value = record.get(key, _MISSING)
+                if value is _MISSING:
+                    return f"missing {key!r}; every record needs {key} set to one of: {names}"
+                if not isinstance(value, str) or value not in branches:
+                    return f"unknown {key} {_short(value)}; use one of: {names}"
+                errors = list(self._jsv.evolve(schema=branches[value]).iter_errors(record))
+            else:
+                errors = list(self._jsv.evolve(schema=self._items_schema).iter_errors(record))
+        except Exception as exc:  # noqa: BLE001 - never let an odd schema crash a report
+            return f"fails the schema ({_one_line(str(exc), 120)})"
+        if not errors:
+            return "fails the schema"
+        errors.sort(key=lambda e: (len(e.path), _ERROR_ORDER.get(e.validator, 9)))
+        return "; ".join(dict.fromkeys(_format_error(e) for e in errors[:3]))
+
+    # -- all rules -----------------------------------------------------------------------
+    def check_records(self, records: list[dict]) -> list[Problem]:
+        """Schema verdict plus the extra rules; ``line`` is index + 1."""
+        return self._check(records, range(1, len(records) + 1))
+
+    def _check(self, records: list, lines: Sequence[int]) -> list[Problem]:
+        if not records:
+            return [Problem(None, "empty-file",
+                            "the file has no records; a trajectory needs at least the meta record "
+                            '{"role":"meta","source":"<agent>"} on line 1')]
+        problems = self._schema_problems(records, lines)
+        problems.extend(_extra_rules(records, lines))
+        return _sorted(problems)
+
+
+_ERROR_ORDER = {"required": 0, "additionalProperties": 1, "type": 2, "const": 3}
+
+
+def _format_error(error: Any, skip: int = 0) -> str:
+    if error.context and error.validator in ("oneOf", "anyOf"):
+        best = jsonschema.exceptions.best_match(error.context)
+        if best is not None:
+            error = best
+    path = list(error.path)[skip:]
+    where = _json_path(path)
+    subject = where or "the record"
+    kw = error.validator
+    value = error.validator_value
+    inst = error.instance
+    if kw == "required" and isinstance(inst, dict):
+        missing = [p for p in value if p not in inst]
+        keys = ", ".join(repr(p) for p in missing) or "?"
+        return f"missing required key {keys}{' in ' + where if where else ''}; add it"
+    if kw == "additionalProperties" and value is False and isinstance(inst, dict):
+        allowed = list(error.schema.get("properties", {}))
+        extras = [k for k in inst if k not in allowed]
+        return (f"unknown key {', '.join(repr(k) for k in extras)}{' in ' + where if where else ''}; "
+                f"remove it (allowed: {', '.join(allowed)})")
+    if kw == "type":
+        wanted = " or ".join([value] if isinstance(value, str) else list(value))
+        hint = ""
+        if path and path[-1] == "content" and isinstance(inst, list):
+            hint = "; flatten the content blocks into one string"
+        elif path and path[-1] == "args" and isinstance(inst, dict):
+            hint = "; serialize it with json.dumps"
+        return f"{subject} must be {wanted}, not {_kind(inst)}{hint}"
+    if kw == "const":
+        return f"{subject} must be {_short(value)}, not {_short(inst)}"
+    if kw == "enum":
+        return f"{subject} must be one of {', '.join(_short(v) for v in value)}, not {_short(inst)}"
+    if kw == "minLength":
+        return f"{subject} must not be empty" if value == 1 else f"{subject} must be at least {value} characters"
+    if kw == "minItems":
+        return f"{subject} must not be empty" if value == 1 else f"{subject} must have at least {value} items"
+    if kw == "pattern":
+        return f"{subject} {_short(inst)} does not match the pattern {value}"
+    return f"{subject}: {_one_line(error.message, 160)}"
+
+
+def _sorted(problems: list[Problem]) -> list[Problem]:
+    return sorted(problems, key=lambda p: (p.line is None, p.line or 0))
+
+
+# --------------------------------------------------------------------------
+# Rules beyond the schema
+# --------------------------------------------------------------------------
+
+_META_EXAMPLE = '{"role":"meta","source":"<agent>"}'
+
+
+def _extra_rules(records: list, lines: Sequence[int]) -> list[Problem]:
+    problems: list[Problem] = []
+    add = problems.append
+    call_lines: dict[str, int] = {}
+    result_lines: dict[str, int] = {}
+    meta_line: int | None = None
+    meta_first_reported = False
+    has_user = has_assistant = False
+    prev_key: tuple[int, str] | None = None
+    prev_ts = ""
+    prev_line = 0
+    for index, record in enumerate(records):
+        line = lines[index]
+        if not isinstance(record, dict):
+            continue
+        role = record.get("role")
+        if role == "meta":
+            if line != 1:
+                if meta_line is None and not meta_first_reported:
+                    add(Problem(line, "meta-first",
+                                f"the meta record is on line {line}; it must be the first line of the file"))
+                    meta_first_reported = True
+                else:
+                    add(Problem(line, "meta-once",
+                                "a second meta record; only line 1 may be meta — drop this one or "
+                                "split the file into one file per session"))
+            if meta_line is None:
+                meta_line = line
+            source = record.get("source", _MISSING)
+            if source is _MISSING or source is None or source == "":
+                add(Problem(line, "meta-source",
+                            "the meta record needs a non-empty source (your agent or workflow name)"))
+            elif isinstance(source, str) and not source.strip():
+                add(Problem(line, "meta-source",
+                            "the meta record's source is only whitespace; name your agent or workflow",
+                            "warning"))
+            continue
+        if line == 1:
+            add(Problem(1, "meta-first",
+                        f"line 1 is a {_short(role, 30)} record; the first line must be the meta record, "
+                        f"e.g. {_META_EXAMPLE}"))
+            meta_first_reported = True
+        if not isinstance(role, str):
+            continue
+        # timestamps
+        ts = record.get("timestamp", _MISSING)
+        if ts is _MISSING:
+            add(Problem(line, "timestamp",
+                        f"missing timestamp; every non-meta record needs one, e.g. {_TS_EXAMPLE}"))
+        elif ts is None:
+            add(Problem(line, "timestamp",
+                        "timestamp is null; derive a real ISO-8601 time from the surrounding records"))
+        elif not isinstance(ts, str):
+            add(Problem(line, "timestamp",
+                        f"timestamp must be a string such as {_TS_EXAMPLE}, not {_kind(ts)}"))
+        else:
+            key, why = _parse_timestamp(ts)
+            if key is None:
+                add(Problem(line, "timestamp", why))
+            else:
+                if prev_key is not None and key < prev_key:
+                    add(Problem(line, "timestamp-order",
+                                f"timestamp {ts} is earlier than {prev_ts} on line {prev_line}; "
+                                "keep records in chronological order (or check the zone offsets)",
+                                "warning"))
+                prev_key, prev_ts, prev_line = key, ts, line
+        if role == "user":
+            has_user = True
+        elif role == "assistant":
+            has_assistant = True
+            _assistant_rules(record, line, call_lines, add)
+        elif role == "tool":
+            call_id = record.get("tool_call_id")
+            if call_id == "":
+                add(Problem(line, "tool-link",
+                            "tool_call_id is empty; set it to the id of the tool call this result answers"))
+            elif isinstance(call_id, str):
+                if call_id not in call_lines:
+                    later = _later_call_line(records, lines, index, call_id)
+                    if later is not None:
+                        add(Problem(line, "tool-link",
+                                    f"tool result for {_short(call_id)} comes before its call on line {later}; "
+                                    "a result must follow the assistant record that made the call"))
+                    else:
+                        add(Problem(line, "tool-link",
+                                    f"tool result for {_short(call_id)} matches no earlier tool call; "
+                                    "fix the id or drop the orphan result"))
+                elif call_id in result_lines:
+                    add(Problem(line, "duplicate-result",
+                                f"a second result for tool call {_short(call_id)} (the first is on line "
+                                f"{result_lines[call_id]}); keep one result per call", "warning"))
+                else:
+                    result_lines[call_id] = line
+    if meta_line is None and not meta_first_reported:
+        add(Problem(None, "meta-first", f"the file has no meta record; put {_META_EXAMPLE} on line 1"))
+    if not has_user:
+        add(Problem(None, "no-user",
+                    "the session has no user record; Letta's runtime rejects sessions without one — "
+                    "add the request or trigger that started the run", "warning"))
+    if not has_assistant:
+        add(Problem(None, "no-assistant",
+                    "the session has no assistant record; Letta's runtime rejects sessions without one",
+                    "warning"))
+    return problems
+
+
+def _later_call_line(records: list, lines: Sequence[int], index: int, call_id: str) -> int | None:
+    for later in range(index + 1, len(records)):
+        record = records[later]
+        if isinstance(record, dict) and record.get("role") == "assistant":
+            calls = record.get("tool_calls")
+            if isinstance(calls, list) and any(isinstance(c, dict) and c.get("id") == call_id for c in calls):
+                return lines[later]
+    return None
+
+
+def _assistant_rules(record: dict, line: int, call_lines: dict[str, int], add: Callable[[Problem], None]) -> None:
+    content = record.get("content", _MISSING)
+    calls = record.get("tool_calls", _MISSING)
+    if calls is not _MISSING:
+        if content is not None and content is not _MISSING:
+            add(Problem(line, "assistant-content",
+                        "an assistant record with tool_calls must have content null; move the text "
+                        "into its own assistant record"))
+        elif content is _MISSING:
+            add(Problem(line, "assistant-content",
+                        'content is missing; an assistant record with tool_calls needs "content":null'))
+        if isinstance(calls, list) and not calls:
+            add(Problem(line, "assistant-content",
+                        "tool_calls is an empty list; drop the key (and give the reply text in content) "
+                        "or list the calls"))
+    elif content is None:
+        add(Problem(line, "assistant-content",
+                    "content is null but there are no tool_calls; null content is only for tool-call "
+                    "steps — give the reply text or add the calls"))
+    elif content == "":
+        add(Problem(line, "assistant-content",
+                    "content is empty; an assistant reply needs non-empty text — fill it or drop the record"))
+    if not isinstance(calls, list):
+        return
+    for position, call in enumerate(calls):
+        if not isinstance(call, dict):
+            continue
+        where = f"tool_calls[{position}]"
+        call_id = call.get("id")
+        if isinstance(call_id, str) and call_id:
+            if call_id in call_lines:
+                add(Problem(line, "duplicate-call-id",
+                            f"{where}.id {_short(call_id)} is already used on line {call_lines[call_id]}; "
+                            "tool call ids must be unique within a file (e.g. add a suffix like __2)"))
+            else:
+                call_lines[call_id] = line
+        if "args" not in call:
+            continue
+        args = call["args"]
+        if isinstance(args, str):
+            try:
+                parsed = json.loads(args, parse_constant=_reject_constant)
+            except (ValueError, RecursionError) as exc:
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc) or "too deep"
+                add(Problem(line, "args-object",
+                            f"{where}.args is not valid JSON ({_one_line(reason, 80)}); serialize the "
+                            "arguments object with json.dumps, e.g. {\"_raw\": \"...\"} for raw text"))
+                continue
+            if not isinstance(parsed, dict):
+                add(Problem(line, "args-object",
+                            f"{where}.args holds a JSON {_kind(parsed)}, not an object; wrap it in an "
+                            "object, e.g. {\"input\": ...}"))
+        elif isinstance(args, dict):
+            add(Problem(line, "args-object",
+                        f"{where}.args is a nested object; serialize it to a string with json.dumps(args)"))
+        else:
+            add(Problem(line, "args-object",
+                        f"{where}.args must be a string holding a JSON object, not {_kind(args)}"))
+
+
+# --------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------
+
+_STRING_RE = re.compile(r'"(?:[^"\\]+|\\.)*"', re.DOTALL)
+_JSON_WS = (" ", "\t", "\r", "\n")
+
+
+def _is_compact(text: str) -> bool:
+    if " " not in text and "\t" not in text and "\r" not in text:
+        return True
+    rest = _STRING_RE.sub("", text)
+    return not any(ch in rest for ch in _JSON_WS)
+
+
+def _parse_line(text: str) -> tuple[Any, list[str]]:
+    duplicates: list[str] = []
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    duplicates.append(key)
+                seen.add(key)
+        return obj
+
+    return json.loads(text, object_pairs_hook=hook, parse_constant=_reject_constant), duplicates
+
+
+def check_file(path: "str | os.PathLike[str]", validator: TrajectoryValidator) -> list[Problem]:
+    """Check one trajectory-v1 JSONL file. Never raises on bad content."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return [Problem(None, "unreadable",
+                        f"cannot read the file ({exc.strerror or exc}); check the path and permissions")]
+    problems: list[Problem] = []
+    if data.startswith(b"\xef\xbb\xbf"):
+        problems.append(Problem(1, "bom",
+                                "the file starts with a byte order mark (BOM); write UTF-8 without one "
+                                "(Python: encoding=\"utf-8\", not \"utf-8-sig\")"))
+        data = data[3:]
+    chunks = data.split(b"\n")
+    if chunks and chunks[-1] == b"":
+        chunks.pop()  # the final newline ends the last line
+    records: list[Any] = []
+    lines: list[int] = []
+    non_blank = 0
+    for number, raw in enumerate(chunks, 1):
+        if not raw.strip(b" \t\r"):
+            problems.append(Problem(number, "blank-line",
+                                    "blank line; remove it (one record per line, no padding lines)"))
+            continue
+        non_blank += 1
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(number, "utf8",
+                                    f"byte {exc.start + 1} of this line ({raw[exc.start:exc.start + 1]!r}) is not "
+                                    "valid UTF-8; write the file as UTF-8"))
+            continue
+        try:
+            record, duplicates = _parse_line(text)
+        except json.JSONDecodeError as exc:
+            hint = ""
+            if text.strip() in ("{", "[") or text.rstrip().endswith(","):
+                hint = "; the file looks pretty-printed — write one compact object per line"
+            elif exc.msg == "Extra data":
+                hint = "; only one JSON object may be on a line"
+            problems.append(Problem(number, "json",
+                                    f"not valid JSON ({exc.msg} at column {exc.colno}){hint}"))
+            continue
+        except ValueError as exc:  # NaN / Infinity
+            problems.append(Problem(number, "json", f"not valid JSON ({exc}); JSON has no NaN or Infinity"))
+            continue
+        except RecursionError:
+            problems.append(Problem(number, "json", "the JSON is nested too deeply to read"))
+            continue
+        if duplicates:
+            names = ", ".join(repr(k) for k in dict.fromkeys(duplicates))
+            problems.append(Problem(number, "duplicate-key",
+                                    f"key {names} appears twice in one object; keep only one"))
+        if not _is_compact(text):
+            if text.endswith("\r"):
+                message = ("the line ends with a carriage return (CRLF); write \\n line endings "
+                           "(open the output with newline=\"\\n\")")
+            else:
+                message = ("whitespace outside strings; write compact JSON, e.g. "
+                           "json.dumps(record, separators=(\",\", \":\"), ensure_ascii=False)")
+            problems.append(Problem(number, "compact-line", message))
+        records.append(record)
+        lines.append(number)
+    if non_blank == 0:
+        problems.append(Problem(None, "empty-file",
+                                "the file has no records; a trajectory needs at least the meta record "
+                                f"{_META_EXAMPLE} on line 1"))
+        return _sorted(problems)
+    if records:
+        problems.extend(validator._check(records, lines))
+    return _sorted(problems)
