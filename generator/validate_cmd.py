@@ -1,0 +1,229 @@
+"""`trajectory-cleaner validate`: check trajectory-v1 JSONL files the way Lerim reads them.
+
+The checks live in the template's ``cleaner_runtime/validate.py`` (the very module every rendered
+cleaner ships); this command loads that file directly and only handles paths and reporting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+DESCRIPTION = """\
+Check trajectory-v1 JSONL files (or folders of them, searched recursively for *.jsonl) and
+say exactly why Lerim would skip a file: the trajectory-v1 JSON Schema applied to the whole
+file, plus the rules it cannot express (UTF-8 without BOM, one compact JSON object per line,
+no blank lines or duplicate keys, meta first and only once, real ISO-8601 timestamps with a
+zone, assistant content null exactly when tool_calls is present, args a string holding a JSON
+object, unique tool call ids, each tool result after its call).
+
+Every problem is printed as `path:line: rule: message`. Warnings (no user or no assistant
+record, timestamps going backwards, a second result for one call) do not fail a file unless
+--strict is given.
+
+The schema is the one Lerim uses: --schema FILE if given, else the normalizer's copy under the
+Lerim data dir ([data] dir in $LERIM_CONFIG or ~/.lerim/config.toml, default ~/.lerim), else
+the copy bundled with trajectory-cleaner. Which one was used is said on stderr."""
+
+EPILOG = """\
+examples:
+  trajectory-cleaner validate ~/lerim-traces/support-clean
+  trajectory-cleaner validate run-001.jsonl run-002.jsonl --strict
+  trajectory-cleaner validate ./clean --schema trajectory-v1.schema.json --json > report.json
+
+exit codes: 0 every file passes; 1 problems found; 2 usage or configuration error (missing
+            path, unreadable schema); 130 interrupted
+"""
+
+MAX_PROBLEMS_SHOWN = 50
+_RUNTIME_NAME = "_trajectory_cleaner_validate_runtime"
+
+
+def _template_project_dir() -> Path:
+    """The template's project/ folder: inside the wheel, else beside the package (checkout)."""
+    package = Path(__file__).resolve().parent
+    for candidate in (package / "template" / "project", package.parent / "template" / "project"):
+        if (candidate / "cleaner_runtime" / "validate.py").is_file():
+            return candidate
+    raise FileNotFoundError("trajectory-cleaner is installed without template/project/cleaner_runtime/validate.py")
+
+
+@functools.cache
+def load_runtime() -> ModuleType:
+    """Load the template's cleaner_runtime/validate.py on its own, once, under a private name."""
+    path = _template_project_dir() / "cleaner_runtime" / "validate.py"
+    spec = importlib.util.spec_from_file_location(_RUNTIME_NAME, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[_RUNTIME_NAME] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(_RUNTIME_NAME, None)
+        raise
+    return module
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    if parser.description is None:
+        parser.description = DESCRIPTION
+    if parser.epilog is None:
+        parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="trajectory-v1 .jsonl files or folders of them")
+    parser.add_argument("--schema", metavar="FILE", help="validate against this schema file instead of Lerim's")
+    parser.add_argument("--json", action="store_true", help="print a machine-readable report on stdout")
+    parser.add_argument("--strict", action="store_true", help="treat warnings as failures")
+
+
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _shown_path(path: Path) -> str:
+    """A schema path for people: under the home folder as ~/..."""
+    try:
+        return "~/" + path.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def collect_files(paths: list[str]) -> tuple[list[tuple[str, Path]], list[str]]:
+    """(display path, real path) for every file to check, plus notices; keeps the user's spelling."""
+    files: list[tuple[str, Path]] = []
+    notices: list[str] = []
+    seen: set[str] = set()
+
+    def add(shown: str, path: Path) -> None:
+        key = os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            files.append((shown, path))
+
+    for given in paths:
+        path = Path(given)
+        if not path.is_dir():
+            add(given, path)
+            continue
+        found: list[str] = []
+
+        def walk_error(exc: OSError, given: str = given) -> None:
+            notices.append(f"notice: {exc.filename or given}: cannot list this folder ({exc.strerror}); skipped")
+
+        for folder, dirs, names in os.walk(path, onerror=walk_error):
+            dirs.sort()
+            relative = os.path.relpath(folder, path)
+            for name in sorted(names):
+                if name.endswith(".jsonl") and os.path.isfile(os.path.join(folder, name)):
+                    found.append(name if relative == "." else os.path.join(relative, name))
+        if not found:
+            notices.append(f"notice: {given}: no .jsonl files in this folder")
+        for rel in found:
+            add(os.path.join(given, rel), path / rel)
+    return files, notices
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    for given in args.paths:
+        if not os.path.exists(given):
+            return _error(f"{given}: no such file or folder (give .jsonl files or folders of them)")
+    try:
+        rt = load_runtime()
+    except (OSError, ImportError) as exc:
+        return _error(f"cannot load the validation runtime: {exc}")
+    try:
+        schema_path, origin = rt.find_schema(args.schema)
+        validator = rt.TrajectoryValidator(rt.load_schema(schema_path))
+    except rt.SchemaError as exc:
+        return _error(str(exc))
+    shown_schema = args.schema if origin == "--schema" else _shown_path(schema_path)
+    print(f"schema: {shown_schema} ({origin})", file=sys.stderr)
+    if validator.differs_from_bundled:
+        print(
+            f"notice: {shown_schema} differs from the schema bundled with trajectory-cleaner; verdicts follow it",
+            file=sys.stderr,
+        )
+
+    files, notices = collect_files(args.paths)
+    for notice in notices:
+        print(notice, file=sys.stderr)
+    if not files:
+        return _error("no .jsonl files to check in " + ", ".join(args.paths))
+
+    strict = bool(args.strict)
+    reports = []
+    totals = {"files": 0, "passed": 0, "failed": 0, "errors": 0, "warnings": 0}
+    for shown, path in files:
+        problems = rt.check_file(path, validator)
+        errors = sum(1 for p in problems if p.severity == "error")
+        warnings = len(problems) - errors
+        ok = errors == 0 and not (strict and warnings)
+        totals["files"] += 1
+        totals["passed" if ok else "failed"] += 1
+        totals["errors"] += errors
+        totals["warnings"] += warnings
+        reports.append({"path": shown, "ok": ok, "errors": errors, "warnings": warnings, "problems": problems})
+        if not args.json:
+            _print_problems(shown, problems)
+
+    all_ok = totals["failed"] == 0
+    if args.json:
+        report = {
+            "ok": all_ok,
+            "strict": strict,
+            "schema": {"path": str(schema_path), "origin": origin, "differs_from_bundled": validator.differs_from_bundled},
+            "summary": totals,
+            "files": [
+                {
+                    **{k: v for k, v in r.items() if k != "problems"},
+                    "problems": [
+                        {"line": p.line, "rule": p.rule, "severity": p.severity, "message": p.message}
+                        for p in r["problems"]
+                    ],
+                }
+                for r in reports
+            ],
+        }
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(_summary(totals, strict))
+    return 0 if all_ok else 1
+
+
+def _print_problems(shown: str, problems: list) -> None:
+    for problem in problems[:MAX_PROBLEMS_SHOWN]:
+        where = f"{shown}:{problem.line}" if problem.line is not None else shown
+        label = f"{problem.rule}: warning" if problem.severity != "error" else problem.rule
+        print(f"{where}: {label}: {problem.message}")
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        print(f"{shown}: ... and {len(problems) - MAX_PROBLEMS_SHOWN} more problems (use --json to see all)")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _summary(totals: dict, strict: bool) -> str:
+    text = (
+        f"{_plural(totals['files'], 'file')} checked: {totals['passed']} passed, {totals['failed']} failed "
+        f"({_plural(totals['errors'], 'error')}, {_plural(totals['warnings'], 'warning')}"
+    )
+    if totals["warnings"] and not strict:
+        text += "; warnings pass without --strict"
+    return text + ")"
