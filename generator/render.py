@@ -24,7 +24,7 @@ from copier import Settings
 
 from generator import TEMPLATE_VERSION, __version__
 from generator.answers import MAPPING_KEYS, check_mapping
-from generator.paths import template_dir
+from generator.paths import runtime_module, template_dir
 from generator.prompt import render_prompt
 
 ANSWERS_FILE = ".copier-answers.yml"
@@ -70,6 +70,8 @@ def render_template(mapping: dict, dest: Path, prompt_context: dict | None = Non
         settings=Settings(),
         quiet=True,
     )
+    script = dest / "clean_to_trajectory_jsonl.py"
+    script.chmod(script.stat().st_mode | 0o111)
     # A minimal agent prompt needs only the mapping; `prompt` and `new` pass richer context.
     context = prompt_context or {}
     (dest / "AGENT_PROMPT.md").write_text(
@@ -152,9 +154,16 @@ def _remove_pycache(project: Path) -> None:
         shutil.rmtree(cache, ignore_errors=True)
 
 
+def complete(mapping: dict) -> dict:
+    """The mapping with every default written out, so the rendered tables say everything and a
+    later change of a default in the runtime can never silently change what a cleaner does."""
+    check_mapping(mapping)
+    return check_mapping(runtime_module("mapping").with_defaults(mapping))
+
+
 def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: dict | None = None) -> Rendered:
     """Render a complete project at ``dest`` (which must not exist or be empty)."""
-    check_mapping(mapping)
+    mapping = complete(mapping)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         if (dest / ANSWERS_FILE).exists():
             raise RenderError(f"{dest}: already a rendered cleaner; use `trajectory-cleaner update {dest}`")

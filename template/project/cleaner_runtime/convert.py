@@ -523,7 +523,6 @@ class SessionBuilder:
         if self.c.orphans == "fail":
             raise SessionFailed(f"{where}: {reason}; set tools.orphan_results: skip to drop such results")
         self.stats.skip(reason, where)
-        return None
 
     # -- roles ---------------------------------------------------------------------------------
     def _text(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:

@@ -79,13 +79,14 @@ def discover(input_path: str, include: list[str], exclude_dir: Path | None = Non
     return found
 
 
+def _is_gzip(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(2) == b"\x1f\x8b"
+
+
 def _open_bytes(path: Path):
-    handle = open(path, "rb")
-    magic = handle.read(2)
-    handle.seek(0)
-    if magic == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=handle, mode="rb")
-    return handle
+    """The file's bytes, decompressed when it is gzip (told by its magic bytes, not its name)."""
+    return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
 
 
 def _first_significant_byte(path: Path) -> bytes:
@@ -113,9 +114,9 @@ def _find_record_list(document: dict, records_path: tuple | None) -> tuple[list 
     if records_path:
         node: Any = document
         for key in records_path:
-            if isinstance(node, dict) and key in node:
-                node = node[key]
-            elif isinstance(node, list) and isinstance(key, int) and -len(node) <= key < len(node):
+            if (isinstance(node, dict) and key in node) or (
+                isinstance(node, list) and isinstance(key, int) and -len(node) <= key < len(node)
+            ):
                 node = node[key]
             else:
                 return None, f"records_path {'.'.join(map(str, records_path))!r} not found"

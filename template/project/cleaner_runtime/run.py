@@ -270,7 +270,7 @@ def main(mapping: dict[str, Any], hooks: ModuleType | None = None, argv: list[st
     except KeyboardInterrupt:
         print("interrupted: files already written are complete; rerun to finish", file=sys.stderr)
         return 130
-    except Exception as exc:  # a bug, not bad data: one line unless --debug
+    except Exception as exc:  # noqa: BLE001 - a bug, not bad data: one line unless --debug
         if args.debug:
             traceback.print_exc()
         else:

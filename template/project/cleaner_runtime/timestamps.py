@@ -6,8 +6,9 @@ source said); naive values get the mapping's zone; epoch numbers become UTC with
 
 from __future__ import annotations
 
+import math
 import re
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 # The trajectory-v1 pattern, made strict: ASCII digits only and no trailing newline.
@@ -18,7 +19,7 @@ ISO_WITH_ZONE = re.compile(
 _NUMERIC = re.compile(r"[+-]?[0-9]+(\.[0-9]+)?", re.ASCII)
 _OFFSET = re.compile(r"([+-])([0-9]{2}):?([0-9]{2})", re.ASCII)
 _EPOCH_DIVISORS = {"epoch_s": 1, "epoch_ms": 1_000, "epoch_us": 1_000_000, "epoch_ns": 1_000_000_000}
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class TimestampError(ValueError):
@@ -28,7 +29,7 @@ class TimestampError(ValueError):
 def zone(name: str) -> tzinfo:
     """``UTC``, a fixed offset such as ``+02:00``, or an IANA zone name."""
     if name.upper() in ("UTC", "Z"):
-        return timezone.utc
+        return UTC
     offset = _OFFSET.fullmatch(name)
     if offset:
         sign = -1 if offset.group(1) == "-" else 1
@@ -57,7 +58,7 @@ def _epoch_unit(value: float) -> str:
     return "epoch_ns"
 
 
-def _from_epoch(value: float | int | str, unit: str) -> str:
+def _from_epoch(value: float | str, unit: str) -> str:
     if isinstance(value, str):
         number: float | int = float(value) if "." in value else int(value)
     else:
@@ -93,7 +94,7 @@ def _from_iso(text: str, naive_zone: tzinfo) -> str:
     return _format(moment)
 
 
-def to_iso(value: object, fmt: str = "auto", layout: str | None = None, naive_zone: tzinfo = timezone.utc) -> str:
+def to_iso(value: object, fmt: str = "auto", layout: str | None = None, naive_zone: tzinfo = UTC) -> str:
     """The trajectory-v1 timestamp for one raw value; raises TimestampError when unreadable."""
     if isinstance(value, bool) or value is None:
         raise TimestampError(f"{value!r} is not a timestamp")
@@ -110,7 +111,7 @@ def to_iso(value: object, fmt: str = "auto", layout: str | None = None, naive_zo
     if isinstance(value, (int, float)):
         if fmt not in ("auto", *_EPOCH_DIVISORS):
             raise TimestampError(f"{value!r} is a number, not an ISO-8601 string")
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             raise TimestampError(f"{value!r} is not a timestamp")
         return _from_epoch(value, fmt)
     if not isinstance(value, str):
@@ -124,4 +125,4 @@ def to_iso(value: object, fmt: str = "auto", layout: str | None = None, naive_zo
 
 def from_mtime(seconds: float) -> str:
     """A file modification time as a UTC instant (whole seconds: mtimes are not event times)."""
-    return _format(datetime.fromtimestamp(int(seconds), tz=timezone.utc))
+    return _format(datetime.fromtimestamp(int(seconds), tz=UTC))

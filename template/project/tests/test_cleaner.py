@@ -17,18 +17,17 @@ from pathlib import Path
 
 import pytest
 
+from cleaner_runtime.validate import TrajectoryValidator, check_file, load_schema
+
 PROJECT = Path(__file__).resolve().parents[1]
 SAMPLES = PROJECT / "tests" / "samples"
 EXPECTED = PROJECT / "tests" / "expected"
 SCRIPT = PROJECT / "clean_to_trajectory_jsonl.py"
 SCHEMA = PROJECT / "cleaner_runtime" / "trajectory-v1.schema.json"
-sys.path.insert(0, str(PROJECT))
-
-from cleaner_runtime.validate import TrajectoryValidator, check_file, load_schema  # noqa: E402
 
 
 def run_cleaner(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=600, check=False)
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,6 @@
 """Tests of your hooks (created once by trajectory-cleaner; yours to edit, never overwritten)."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import cleaner_hooks  # noqa: E402
+import cleaner_hooks
 
 
 def test_transform_record_keeps_records_by_default():
