@@ -931,13 +931,14 @@ class TrajectoryValidator:
         """Schema verdict plus the extra rules; ``line`` is index + 1."""
         return self._check(records, range(1, len(records) + 1))
 
-    def _check(self, records: list, lines: Sequence[int]) -> list[Problem]:
+    def _check(self, records: list, lines: Sequence[int], complete: bool = True) -> list[Problem]:
+        """``complete`` is False when some lines could not be read: session-wide rules stay quiet."""
         if not records:
             return [Problem(None, "empty-file",
                             "the file has no records; a trajectory needs at least the meta record "
                             '{"role":"meta","source":"<agent>"} on line 1')]
         problems = self._schema_problems(records, lines)
-        problems.extend(_extra_rules(records, lines))
+        problems.extend(_extra_rules(records, lines, complete))
         return _sorted(problems)
 
 
@@ -996,7 +997,7 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 _META_EXAMPLE = '{"role":"meta","source":"<agent>"}'
 
 
-def _extra_rules(records: list, lines: Sequence[int]) -> list[Problem]:
+def _extra_rules(records: list, lines: Sequence[int], complete: bool = True) -> list[Problem]:
     problems: list[Problem] = []
     add = problems.append
     call_lines: dict[str, int] = {}
@@ -1014,7 +1015,7 @@ def _extra_rules(records: list, lines: Sequence[int]) -> list[Problem]:
         role = record.get("role")
         if role == "meta":
             if line != 1:
-                if meta_line is None and not meta_first_reported:
+                if meta_line is None:
                     add(Problem(line, "meta-first",
                                 f"the meta record is on line {line}; it must be the first line of the file"))
                     meta_first_reported = True
@@ -1034,9 +1035,9 @@ def _extra_rules(records: list, lines: Sequence[int]) -> list[Problem]:
                             "warning"))
             continue
         if line == 1:
+            what = f"a {_short(role, 30)} record" if isinstance(role, str) else "a record without a role"
             add(Problem(1, "meta-first",
-                        f"line 1 is a {_short(role, 30)} record; the first line must be the meta record, "
-                        f"e.g. {_META_EXAMPLE}"))
+                        f"line 1 is {what}; the first line must be the meta record, e.g. {_META_EXAMPLE}"))
             meta_first_reported = True
         if not isinstance(role, str):
             continue
@@ -1089,6 +1090,8 @@ def _extra_rules(records: list, lines: Sequence[int]) -> list[Problem]:
                                 f"{result_lines[call_id]}); keep one result per call", "warning"))
                 else:
                     result_lines[call_id] = line
+    if not complete:
+        return problems  # a line that could not be read may hold what looks missing
     if meta_line is None and not meta_first_reported:
         add(Problem(None, "meta-first", f"the file has no meta record; put {_META_EXAMPLE} on line 1"))
     if not has_user:
@@ -1222,6 +1225,7 @@ def check_file(path: "str | os.PathLike[str]", validator: TrajectoryValidator) -
     records: list[Any] = []
     lines: list[int] = []
     non_blank = 0
+    unreadable_lines = 0
     for number, raw in enumerate(chunks, 1):
         if not raw.strip(b" \t\r"):
             problems.append(Problem(number, "blank-line",
@@ -1234,6 +1238,7 @@ def check_file(path: "str | os.PathLike[str]", validator: TrajectoryValidator) -
             problems.append(Problem(number, "utf8",
                                     f"byte {exc.start + 1} of this line ({raw[exc.start:exc.start + 1]!r}) is not "
                                     "valid UTF-8; write the file as UTF-8"))
+            unreadable_lines += 1
             continue
         try:
             record, duplicates = _parse_line(text)
@@ -1241,16 +1246,19 @@ def check_file(path: "str | os.PathLike[str]", validator: TrajectoryValidator) -
             hint = ""
             if text.strip() in ("{", "[") or text.rstrip().endswith(","):
                 hint = "; the file looks pretty-printed — write one compact object per line"
-            elif exc.msg == "Extra data":
+            elif exc.msg == "Extra data" and text.lstrip().startswith("{"):
                 hint = "; only one JSON object may be on a line"
             problems.append(Problem(number, "json",
                                     f"not valid JSON ({exc.msg} at column {exc.colno}){hint}"))
+            unreadable_lines += 1
             continue
         except ValueError as exc:  # NaN / Infinity
             problems.append(Problem(number, "json", f"not valid JSON ({exc}); JSON has no NaN or Infinity"))
+            unreadable_lines += 1
             continue
         except RecursionError:
             problems.append(Problem(number, "json", "the JSON is nested too deeply to read"))
+            unreadable_lines += 1
             continue
         if duplicates:
             names = ", ".join(repr(k) for k in dict.fromkeys(duplicates))
@@ -1272,5 +1280,5 @@ def check_file(path: "str | os.PathLike[str]", validator: TrajectoryValidator) -
                                 f"{_META_EXAMPLE} on line 1"))
         return _sorted(problems)
     if records:
-        problems.extend(validator._check(records, lines))
+        problems.extend(validator._check(records, lines, complete=unreadable_lines == 0))
     return _sorted(problems)
