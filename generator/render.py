@@ -180,6 +180,9 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
         mtimes = copy_samples(samples, project)
         expected = project / "tests" / "expected"
         result = run_cleaner(project, project / "tests" / "samples", expected)
+        output = (result.stdout + result.stderr).replace(str(project), str(dest))
+        if result.returncode not in (0, 1):
+            raise RenderError(f"the rendered cleaner could not run on the samples (exit {result.returncode}):\n{output}")
         expected.mkdir(parents=True, exist_ok=True)
         (expected / "_mtimes.json").write_text(json.dumps(mtimes, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         _remove_pycache(project)
@@ -187,6 +190,6 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
         if dest.exists():
             dest.rmdir()
         os.replace(project, dest)
-        return Rendered(dest, result.returncode, result.stdout + result.stderr)
+        return Rendered(dest, result.returncode, output)
     finally:
         shutil.rmtree(work, ignore_errors=True)
