@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a bug, not bad input: one line unless --debug
         if getattr(args, "debug", False):
             traceback.print_exc()
         else:

@@ -121,7 +121,7 @@ def run_cleaner(project: Path, input_dir: Path, output_dir: Path, extra: tuple[s
     return subprocess.run(
         [sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(input_dir),
          "--output", str(output_dir), "--schema", str(schema), *extra],
-        capture_output=True, text=True, timeout=1800,
+        capture_output=True, text=True, timeout=1800, check=False,
     )
 
 

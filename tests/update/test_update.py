@@ -1,0 +1,145 @@
+"""`trajectory-cleaner update`: user work survives, hand edits are reported, outputs are guarded."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "support-desk" / "raw"
+ANSWERS = REPO / "examples" / "answers" / "support-desk.yml"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "generator", *args], capture_output=True, text=True,
+                          env=env, timeout=300, check=False)
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    dest = tmp_path / "support-cleaner"
+    result = cli("new", str(EXAMPLE), "--answers", str(ANSWERS), "-o", str(dest))
+    assert result.returncode == 0, result.stderr
+    return dest
+
+
+def test_fresh_project_is_up_to_date(project: Path):
+    result = cli("update", str(project), "--check")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "up to date" in result.stdout
+
+
+def test_older_template_is_upgraded_silently(project: Path):
+    """A file as an older template generated it (its hash in the manifest) is simply replaced."""
+    readme = project / "README.md"
+    readme.write_text("# written by template version 0\n", encoding="utf-8")
+    manifest_path = project / ".trajectory-cleaner" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["files"]["README.md"] = hashlib.sha256(readme.read_bytes()).hexdigest()
+    manifest["template_version"] = 0
+    manifest["files"]["OLD_NOTES.md"] = hashlib.sha256(b"obsolete\n").hexdigest()
+    (project / "OLD_NOTES.md").write_bytes(b"obsolete\n")
+    manifest_path.write_text(json.dumps(manifest))
+    check = cli("update", str(project), "--check")
+    assert check.returncode == 1 and "README.md" in check.stdout and "0 -> 1" in check.stdout
+    result = cli("update", str(project))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "written by template version 0" not in readme.read_text()
+    assert not (project / "OLD_NOTES.md").exists(), "an unmodified file the template dropped is removed"
+    assert cli("update", str(project), "--check").returncode == 0
+
+
+def test_hooks_survive_and_edited_generated_file_is_kept_until_force(project: Path):
+    hooks = project / "cleaner_hooks.py"
+    hooks.write_text(hooks.read_text() + "\nMY_SETTING = 42\n", encoding="utf-8")
+    script = project / "clean_to_trajectory_jsonl.py"
+    edited = script.read_text() + "\n# my hand edit\n"
+    script.write_text(edited, encoding="utf-8")
+    user_file = project / "notes.txt"
+    user_file.write_text("mine", encoding="utf-8")
+
+    result = cli("update", str(project), "--set", "privacy.truncate.tool=5000")
+    assert result.returncode == 1
+    assert "clean_to_trajectory_jsonl.py was edited by hand" in result.stderr
+    assert "+# my hand edit" not in result.stderr and "-# my hand edit" in result.stderr  # the diff is shown
+    assert script.read_text() == edited
+    assert "MY_SETTING = 42" in hooks.read_text()
+    assert user_file.read_text() == "mine"
+    stored = yaml.safe_load((project / ".copier-answers.yml").read_text())
+    assert stored["privacy"]["truncate"]["tool"] == 5000
+
+    forced = cli("update", str(project), "--force")
+    assert forced.returncode == 0, forced.stdout + forced.stderr
+    assert "# my hand edit" not in script.read_text()
+    assert "5000" in script.read_text()
+    assert (project / "clean_to_trajectory_jsonl.py.orig").read_text() == edited
+    assert "MY_SETTING = 42" in hooks.read_text()
+
+
+def test_diff_writes_nothing_and_shows_the_change(project: Path):
+    (project / "README.md").write_text("hand written\n", encoding="utf-8")
+    before = tree_hashes(project)
+    result = cli("update", str(project), "--diff", "--set", "source=helpdesk-bot-v2")
+    assert result.returncode == 0
+    assert "-SOURCE = 'helpdesk-bot'" in result.stdout and "+SOURCE = 'helpdesk-bot-v2'" in result.stdout
+    assert tree_hashes(project) == before
+
+
+def test_invalid_stored_answer_is_named_not_reset(project: Path):
+    answers = project / ".copier-answers.yml"
+    data = yaml.safe_load(answers.read_text())
+    data["unknown_kinds"] = "ignore"
+    data["timestamps"]["format"] = "epoch_seconds"
+    answers.write_text(yaml.safe_dump(data, sort_keys=False))
+    before = tree_hashes(project)
+    result = cli("update", str(project))
+    assert result.returncode == 2
+    assert ".copier-answers.yml" in result.stderr
+    assert "timestamps.format" in result.stderr or "unknown_kinds" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert tree_hashes(project) == before
+
+
+def test_output_change_is_detected_and_needs_acceptance(project: Path):
+    expected = project / "tests" / "expected" / "ticket-4502.jsonl"
+    before = expected.read_bytes()
+    result = cli("update", str(project), "--set", "tools.error_prefix='Lookup failed: '")
+    assert result.returncode == 1
+    assert "output changed" in result.stdout and "NOT accepted" in result.stdout
+    assert "Lookup failed: timeout" in result.stdout
+    assert expected.read_bytes() == before, "expected outputs change only on --accept-output"
+
+    accepted = cli("update", str(project), "--accept-output")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert b"Lookup failed: timeout" in expected.read_bytes()
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project,
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+
+
+def test_update_ignores_a_stale_template_path(project: Path):
+    """The stored _src_path may point into an uninstalled or moved site-packages: it is never used."""
+    answers = project / ".copier-answers.yml"
+    text = answers.read_text().replace(f"_src_path: {REPO / 'template'}", "_src_path: /nonexistent/site-packages/x")
+    answers.write_text(text)
+    result = cli("update", str(project), "--set", "source_profile=ops")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SOURCE_PROFILE = 'ops'" in (project / "clean_to_trajectory_jsonl.py").read_text()
+
+
+def test_not_a_project_is_a_usage_error(tmp_path: Path):
+    result = cli("update", str(tmp_path))
+    assert result.returncode == 2 and "not a rendered cleaner" in result.stderr
