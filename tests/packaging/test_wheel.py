@@ -50,8 +50,9 @@ def installed(tmp_path_factory) -> Path:
 def render_with(site: Path | None, dest: Path, cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(site) if site else str(REPO)
-    return run([sys.executable, "-c", "import generator, sys; from generator.cli import main; "
-                "print(generator.__file__, file=sys.stderr); sys.exit(main())",
+    code = ("import generator, sys; from generator.cli import main; "
+            "print(generator.__file__, file=sys.stderr); sys.exit(main())")
+    return run([sys.executable, "-c", code,
                 "new", str(EXAMPLE), "--answers", str(ANSWERS), "-o", str(dest)], env=env, cwd=cwd)
 
 
