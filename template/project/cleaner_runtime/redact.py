@@ -1,0 +1,1270 @@
+"""Secret redaction and head+tail truncation: the privacy boundary of a cleaner.
+
+This module is copied verbatim into every rendered cleaner project and is also
+imported by the generator.  It is standard-library only (Python >= 3.11) and
+must not import sibling modules.
+
+Public API
+----------
+
+``Redactor(*, extra_patterns=None, allowlist=(), personal_data=False)``
+    ``redact(text) -> str`` replaces every detected secret with
+    ``[REDACTED:<class>]``; ``counts`` is a ``collections.Counter`` of
+    redactions per class (never the values).
+
+``truncate_head_tail(text, limit) -> str``
+    Keeps roughly 2/3 head and 1/3 tail with a
+    ``"\\n[... N characters truncated ...]\\n"`` marker, result length <= limit.
+
+Callers redact *before* truncating, so a truncation boundary can never cut a
+secret in half and leave the other half readable.
+
+Design
+------
+
+* One combined compiled regex.  Every detector starts with a known set of
+  first characters; the alternation is grouped by that first character
+  (``A(?:KIA..|Iza..|ccountKey..)|g(?:h[pousr]_..|lpat-..)|...``) so ``re``
+  derives a first-character prefilter and at each candidate position only
+  tries the detectors that can start there.
+* An exact prefilter: each detector declares literal hints (lower-cased
+  substrings that every match contains).  If none occurs in ``text.lower()``
+  the text is returned untouched without running the big regex.
+* Works on raw text, JSON-escaped text (any nesting depth: ``\\"``,
+  ``\\\\\\"``, ``\\n``, ``\\u0026``), URL-encoded text (``%3D``, ``%22``,
+  ``%3A%2F%2F``) and HTML-escaped quotes (``&quot;``).  Replacements never
+  split an escape sequence, and the placeholder contains no quote or
+  backslash, so escaped JSON stays valid.
+* Redaction is idempotent: ``redact(redact(x)) == redact(x)``.
+* Contextual detections (``password=...``, ``Authorization: Bearer ...``,
+  ``--token ...``, URL passwords) are refined to the vendor class when the
+  value is a recognisable vendor token (``GITHUB_TOKEN=ghp_...`` is counted as
+  ``github-token``).
+
+Placeholder policy (left alone, by design)
+-------------------------------------------
+
+Variable references (``$TOKEN``, ``${GITHUB_TOKEN}``, ``$(cat f)``,
+``%(pw)s``, ``{{ .Values.pw }}``, ``{token}``), angle/bracket placeholders
+(``<token>``, ``[REDACTED...]``), masks (``***``, ``xxxx``, ``...``), words
+containing ``your``/``example``/``placeholder``/``dummy``/``replace-me``,
+well-known defaults with no private information (``changeme``,
+``change_me``, ``changeit``, ``password``, ``secret``, ``pass``), type names
+(``str``, ``string``, ``Optional[str]``), code references
+(``password=args.password``, ``token=os.getenv(...)``,
+``api_key=api_key``), documented example keys (AWS ``...EXAMPLE...``, the
+jwt.io sample token, Stripe's documentation test keys), public keys and
+certificates, git SHAs, UUIDs and content hashes.  ``session_id`` keys are not
+treated as secrets (agent traces use them as metadata); cookie-style session
+ids (``sessionid=``, ``PHPSESSID=``, ``JSESSIONID=``, ``connect.sid=``,
+``_app_session=``) are.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+
+__all__ = [
+    "CLASSES",
+    "PERSONAL_CLASSES",
+    "Redactor",
+    "truncate_head_tail",
+]
+
+_FLAGS = re.ASCII
+
+# ---------------------------------------------------------------------------
+# Building blocks
+# ---------------------------------------------------------------------------
+
+# Left boundary, written to be placed right after the first (dispatch)
+# character: the character before the match must not be a letter or digit,
+# unless it is the tail of an escape (\n, %0A, \u0026) in encoded text.
+_LB = (
+    r"(?:(?<![A-Za-z0-9].)|(?<=\\[nrtbf\\/\"'].)|(?<=%[0-9A-Fa-f]{2}.)"
+    r"|(?<=\\u[0-9A-Fa-f]{4}.))"
+)
+# Stricter: also not preceded by '_' or '-' (short, word-like prefixes).
+_LBS = (
+    r"(?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrtbf\\/\"'].)|(?<=%[0-9A-Fa-f]{2}.)"
+    r"|(?<=\\u[0-9A-Fa-f]{4}.))"
+)
+
+# A quote in any encoding: raw, JSON-escaped to any depth, URL-encoded, HTML.
+_Q = r"(?:\\{0,15}[\"'`]|%2[27]|&quot;|&#39;)"
+
+# Unquoted value: no whitespace, quotes, backslashes (escape sequences end
+# it), separators or brackets; URL-encoded separators end it too.
+_UV_CHAR = (
+    r"(?:[^\s\"'`\\,;&<>(){}\[\]%]"
+    r"|%(?!2[0267Cc]|3[BbCcEe]|5[Dd]|7[Dd]|0[AaDd])[0-9A-Fa-f]{2}|%(?![0-9A-Fa-f]{2}))"
+)
+
+_SEP = r"(?:=>|:=|=(?!=)|:(?!:)|%3[DdAa]|\\u003[dDaA])"
+
+
+def _ci(word: str) -> str:
+    """Case-insensitive literal (ASCII)."""
+    return "(?i:" + re.escape(word) + ")"
+
+
+# ---------------------------------------------------------------------------
+# Value heuristics
+# ---------------------------------------------------------------------------
+
+_KNOWN_EXAMPLES = frozenset(
+    {
+        "AKIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+        "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+        "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+        "sk_test_26PHem9AhJZvU623DfE1x4sd",
+        "rk_test_26PHem9AhJZvU623DfE1x4sd",
+        "whsec_1234567890abcdef",
+        "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
+        "xoxb-not-a-real-token-this-will-not-work",
+        (
+            "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+            "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ."
+            "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+        ),
+    }
+)
+
+_PLACEHOLDER_RE = re.compile(
+    r"(?i:your|example|placeholder|replace[_-]?me|change[_-]?me|changeit"
+    r"|dummy|redacted|x{4,}|\*{3,}|\.{3}|\u2026|<[^>]*>|\{\{|\$\{|%\("
+    r"|insert[_-]|[_-]here\b|goes[_-]?here|todo|fixme|lorem)"
+    r"|^\$\(?[A-Za-z_]|^\{\w*\}$|^%[sdr]$|^[?:@!*&]|^-|EXAMPLE"
+    r"|^\[|\[REDACTED",
+    _FLAGS,
+)
+
+_PLACEHOLDER_WORDS = frozenset(
+    """
+    password passwd pass pwd secret token apikey api_key key none null nil
+    undefined true false yes no on off required optional string str bytes
+    int integer number float bool boolean any object unknown text varchar
+    char secretstr secretbytes env default empty blank hidden masked mask
+    omitted private changeme changeit value values prompt stdin ask file
+    self this cls bearer basic auth credentials os.environ environ getenv
+    sensitive secure redact none
+    """.split()  # noqa: SIM905
+)
+
+_CODE_CHAIN_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\Z", _FLAGS)
+
+
+def _categories(v: str) -> int:
+    low = up = dig = False
+    for ch in v:
+        if "a" <= ch <= "z":
+            low = True
+        elif "A" <= ch <= "Z":
+            up = True
+        elif "0" <= ch <= "9":
+            dig = True
+    return low + up + dig
+
+
+def _is_placeholder(v: str) -> bool:
+    if not v or v in _KNOWN_EXAMPLES:
+        return True
+    if v.lower() in _PLACEHOLDER_WORDS:
+        return True
+    if len(set(v)) <= 2:  # "aaaa", "****", "0000", "-"
+        return True
+    return _PLACEHOLDER_RE.search(v) is not None
+
+
+def _token_ok(body: str, *, min_distinct: int = 6, cats: int = 2) -> bool:
+    """Shape check for the random part of a prefixed vendor token."""
+    if _is_placeholder(body):
+        return False
+    if len(set(body)) < min_distinct:
+        return False
+    return _categories(body) >= cats
+
+
+# ---------------------------------------------------------------------------
+# Detector machinery
+# ---------------------------------------------------------------------------
+
+# check(text, start, end, match, prefix) -> None (reject) | class | (class, s, e)
+_Check = Callable[[str, int, int, "re.Match[str]", str], "str | tuple[str, int, int] | None"]
+
+
+class _Det:
+    __slots__ = (
+        "check", "cls", "contextual", "first", "hints", "lb", "left",
+        "personal", "pre", "rest", "secret",
+    )
+
+    def __init__(
+        self,
+        cls: str,
+        first: str,
+        rest: str,
+        hints: tuple[str, ...] | None,
+        *,
+        secret: tuple[str, ...] = (),
+        check: _Check | None = None,
+        lb: str | None = _LB,
+        personal: bool = False,
+        left: re.Pattern[str] | None = None,
+        contextual: bool = False,
+        pre: re.Pattern[str] | None = None,
+    ) -> None:
+        self.cls = cls
+        self.first = first
+        self.rest = rest
+        self.hints = hints
+        self.secret = secret
+        self.check = check
+        self.lb = lb
+        self.personal = personal
+        self.left = left
+        self.contextual = contextual
+        self.pre = pre
+
+
+def _g(m: re.Match[str], p: str, name: str) -> str | None:
+    return m.group(p + name)
+
+
+def _tok(cls: str, pattern: str, hints: Iterable[str], *, check: _Check | None = None,
+         lb: str | None = _LB, strip: int | None = None, cats: int = 2,
+         min_distinct: int = 6) -> _Det:
+    """A prefixed vendor token; ``pattern`` must start with a literal char.
+
+    ``strip`` is the length of the fixed prefix to drop before the shape check
+    (defaults to everything up to and including the first ``_``/``-``/``.``).
+    """
+    first, rest = pattern[0], pattern[1:]
+    if first == "\\":
+        first, rest = pattern[1], pattern[2:]
+
+    def default_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+        v = text[s:e]
+        if v in _KNOWN_EXAMPLES:
+            return None
+        if strip is not None:
+            body = v[strip:]
+        else:
+            cut = max(v.find("_"), v.find("-"), v.find("."))
+            body = v[cut + 1:] if cut >= 0 else v
+        if not _token_ok(body, min_distinct=min_distinct, cats=cats):
+            return None
+        return cls
+
+    return _Det(cls, first, rest, tuple(h.lower() for h in hints),
+                check=check or default_check, lb=lb)
+
+
+# --- specific checks -------------------------------------------------------
+
+def _aws_id_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    if "EXAMPLE" in v or v in _KNOWN_EXAMPLES or len(set(v[4:])) < 6:
+        return None
+    return "aws-access-key-id"
+
+
+def _sk_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    if v.startswith("sk-ant-"):
+        cls, body = "anthropic-api-key", v[7:]
+    elif v.startswith("sk-or-"):
+        cls, body = "openrouter-api-key", v[6:]
+    else:
+        cls, body = "openai-api-key", v[3:]
+        for pre in ("proj-", "svcacct-", "admin-", "None-"):
+            if body.startswith(pre):
+                body = body[len(pre):]
+                break
+    if len(body) < 20 or not _token_ok(body, min_distinct=8):
+        return None
+    if not any("0" <= c <= "9" for c in body):
+        return None
+    return cls
+
+
+def _jwt_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    if v in _KNOWN_EXAMPLES or _PLACEHOLDER_RE.search(v):
+        return None
+    head = v.split(".", 1)[0]
+    try:
+        raw = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    if not raw.startswith(b"{") or (b'"alg"' not in raw and b'"typ"' not in raw
+                                    and b'"kid"' not in raw and b'"enc"' not in raw):
+        return None
+    return "jwt"
+
+
+def _discord_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    head = v.split(".", 1)[0]
+    try:
+        raw = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    if not (15 <= len(raw) <= 20 and raw.isdigit()):
+        return None
+    if not _token_ok(v.rsplit(".", 1)[1]):
+        return None
+    return "discord-bot-token"
+
+
+_PEM_B64_RE = re.compile(r"[A-Za-z0-9+/]{16,}", _FLAGS)
+
+
+def _pem_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    body = text[s:e]
+    if sum(len(x) for x in _PEM_B64_RE.findall(body)) < 40:
+        return None  # "-----BEGIN PRIVATE KEY-----\n...\n-----END..." placeholder
+    return "private-key"
+
+
+def _webhook_check(cls: str) -> _Check:
+    def check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+        v = text[s:e]
+        tail = v.split("/", 3)[-1] if "://" in v else v
+        if _is_placeholder(tail) or "0000000" in tail or "XXXXXX" in tail.upper():
+            return None
+        return cls
+    return check
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def _card_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    digits = "".join(c for c in v if c.isdigit())
+    if not 13 <= len(digits) <= 19 or digits[0] not in "23456":
+        return None
+    if len(set(digits)) < 4 or not _luhn(digits):
+        return None
+    seps = {c for c in v if not c.isdigit()}
+    if len(seps) > 1:
+        return None
+    return "card-number"
+
+
+_IBAN_LEN = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16,
+    "BG": 22, "BH": 22, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28,
+    "CZ": 24, "DE": 22, "DK": 18, "DO": 28, "EE": 20, "EG": 29, "ES": 24,
+    "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23, "GL": 18,
+    "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IQ": 23,
+    "IS": 26, "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32,
+    "LI": 21, "LT": 20, "LU": 20, "LV": 21, "MC": 27, "MD": 24, "ME": 22,
+    "MK": 19, "MR": 27, "MT": 31, "MU": 30, "NL": 18, "NO": 15, "PK": 24,
+    "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24,
+    "SC": 31, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "ST": 25, "SV": 28,
+    "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+}
+
+
+def _iban_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str, int, int] | None:
+    v = text[s:e]
+    want = _IBAN_LEN.get(v[:2])
+    if want is None:
+        return None
+    n = 0
+    end = s
+    for i, ch in enumerate(v):
+        if ch != " ":
+            n += 1
+            if n == want:
+                end = s + i + 1
+                break
+    if n != want:
+        return None
+    compact = text[s:end].replace(" ", "")
+    if end < len(text) and text[end].isalnum():
+        return None
+    rearranged = compact[4:] + compact[:4]
+    num = "".join(str(int(c, 36)) for c in rearranged)
+    if int(num) % 97 != 1:
+        return None
+    return ("iban", s, end)
+
+
+def _phone_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    digits = sum(c.isdigit() for c in text[s:e])
+    if not 7 <= digits <= 15:
+        return None
+    return "phone-number"
+
+
+# --- generic key/value assignments -----------------------------------------
+
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def _key_name(text: str, s: int) -> str:
+    """The full key ending at the keyword that starts at ``s``."""
+    i = s
+    while i > 0 and text[i - 1] in _KEY_CHARS and s - i < 80:
+        i -= 1
+    return text[i:s]
+
+
+def _kind_for_key(key: str) -> str:
+    k = key.lower().replace("-", "_").replace(".", "_")
+    flat = k.replace("_", "")
+    if "aws" in flat or flat.endswith("secretaccesskey") or flat in ("sessiontoken",):
+        if "session" in flat:
+            return "aws-session-token"
+        if "secret" in flat:
+            return "aws-secret-access-key"
+    if "pass" in flat or flat.endswith("pwd"):
+        return "password"
+    if flat.endswith("clientsecret"):
+        return "client-secret"
+    if flat.endswith(("privatekey", "privatekeyid")):
+        return "private-key"
+    if flat.endswith(("sessionid", "sessid", "connectsid", "session")):
+        return "session-id"
+    if flat.endswith("cookie"):
+        return "cookie"
+    if flat.endswith("token"):
+        return "token"
+    if flat.endswith("accountkey") and "azure" in flat:
+        return "azure-storage-key"
+    if "key" in flat:
+        return "api-key"
+    return "secret"
+
+
+_TYPE_SUFFIX_RE = re.compile(r"(?i:str|string|bytes|int|bool|any|none|null)\??\Z", _FLAGS)
+
+
+def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend: int,
+              sep: str | None) -> bool:
+    v = value
+    if _is_placeholder(v):
+        return False
+    lv = v.lower()
+    kw = key.lower()
+    if lv == kw or lv.replace("-", "_") == kw.replace("-", "_"):
+        return False
+    if not quoted:
+        nxt = text[vend:vend + 1]
+        if nxt in ("(", "["):
+            return False  # function call / subscript: code, not a value
+        if _CODE_CHAIN_RE.match(v) and not any(c.isdigit() for c in v):
+            # identifier or dotted attribute chain without digits
+            if "." in v or "_" in v.strip("_") or lv.endswith(
+                    ("password", "passwd", "pwd", "token", "secret", "key")):
+                return False
+            if kind != "password":
+                return False
+            # `password = hashed` (code) vs `password=hunter` (env): drop
+            # spaced assignments of bare identifiers to lower-case keys.
+            if (sep in ("=", ":=", "=>") and key == key.lower()
+                    and text[vend - len(v) - 1:vend - len(v)] in (" ", "\t")):
+                return False
+        if sep in (":", "%3A", "%3a", "\\u003a", "\\u003A") or sep is None:
+            # YAML / header style: value must end the line (not prose)
+            j = vend
+            while j < len(text) and text[j] in " \t":
+                j += 1
+            if j < len(text) and text[j] not in "\r\n\"'`\\,;}])#&%":
+                return False
+    if kind == "password":
+        if len(v) < 4:
+            return False
+        if v[0] in "/~" or (len(v) > 2 and v[1] == ":" and v[2] in "\\/") or v.startswith("./"):
+            return False  # a path (PWD=/home/user, password_file paths)
+        return quoted or _TYPE_SUFFIX_RE.match(v) is None
+    # tokens, keys, secrets: no whitespace, long enough, random-looking
+    if len(v) < 8 or any(c.isspace() for c in v) or "\\" in v:
+        return False
+    if v.isdigit():
+        return len(v) >= 16
+    if _categories(v) >= 2:
+        return True
+    return len(v) >= 32 and len(set(v)) >= 10
+
+
+def _flag_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    kw = m.group(p + "kw")
+    key = m.group(p + "flag")
+    kind = _kind_for_key(key)
+    quoted = m.group(p + "vq") is not None
+    value = text[s:e]
+    if kw.lower() in ("storepass", "keypass"):
+        kind = "password"
+    if not _value_ok(kind, kw, value, quoted=quoted, text=text, vend=e, sep="="):
+        return None
+    return kind
+
+
+def _simple_value_check(cls: str, min_len: int = 4, cats: int = 0) -> _Check:
+    def check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+        v = text[s:e]
+        if len(v) < min_len or _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+            return None
+        if cats and _categories(v) < cats:
+            return None
+        return cls
+    return check
+
+
+def _auth_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    scheme = (m.group(p + "scheme") or "").lower()
+    if _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+        return None
+    if len(v) < 8 or _categories(v) < 2:
+        return None
+    if scheme == "basic":
+        return "basic-auth"
+    if scheme in ("bearer", ""):
+        return "bearer-token"
+    return "authorization"
+
+
+def _bearer_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    if _is_placeholder(v) or _categories(v) < 2 or not any(c.isdigit() for c in v):
+        return None
+    return "bearer-token"
+
+
+def _cookie_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e].rstrip()
+    if len(v) < 8 or _is_placeholder(v) or "=" not in v and _categories(v) < 2:
+        return None
+    return ("cookie", s, s + len(v))
+
+
+def _url_pw_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    user = m.group(p + "user") or ""
+    if _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS or _is_placeholder_user_pw(user, v):
+        return None
+    if v.lower() in ("pw", "pwd", "pass", "password", "passwd", "secret"):
+        return None
+    return "url-password"
+
+
+def _is_placeholder_user_pw(user: str, pw: str) -> bool:
+    return user.lower() == pw.lower() and user.lower() in ("user", "username", "login", "name")
+
+
+def _curl_user_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    if _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS or v.isdigit():
+        return None
+    return "password"
+
+
+def _telegram_left() -> re.Pattern[str]:
+    return re.compile(r"(?<![A-Za-z0-9])\d{6,12}\Z", _FLAGS)
+
+
+def _telegram_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    body = v.split(":", 1)[1]
+    if not _token_ok(body[2:]):
+        return None
+    return "telegram-bot-token"
+
+
+def _azure_cs_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    if not _token_ok(v.replace("~", "").replace(".", "").replace("-", "").replace("_", "")):
+        return None
+    return "azure-client-secret"
+
+
+# ---------------------------------------------------------------------------
+# Detector table (order matters within a first character: earlier wins)
+# ---------------------------------------------------------------------------
+
+_B62 = "[A-Za-z0-9]"
+_B64URL = "[A-Za-z0-9_-]"
+_B64 = "[A-Za-z0-9+/]"
+_HEX = "[0-9a-fA-F]"
+
+
+def _keyword_tail() -> str:
+    """Tail after a secret-ish keyword: quote, separator, value."""
+    return (
+        r"(?!\w)"  # keyword ends the key (max_tokens, token_count stay)
+        rf"(?P<@@kq>{_Q})?\]?[ \t]*"
+        r"(?:(?P<@@sep>" + _SEP[3:-1] + r")"
+        r"|(?P<@@nl>(?:\r?\n|\\r?\\n)[ \t]*(?:-[ \t]*)?(?i:value)[ \t]*:))"
+        r"[ \t]*"
+        r"(?!-----)"
+        rf"(?:(?P<@@vq>{_Q})(?P<@@qv>(?:(?!(?P=@@vq))[^\r\n]){{1,4096}}?)(?P=@@vq)"
+        rf"|(?P<@@uv>{_UV_CHAR}{{1,4096}}+))"
+    )
+
+
+def _keyword_dets() -> list[_Det]:
+    # keyword -> (dispatch char, remainder regex); the keyword must end the key
+    families = {
+        "a": r"(?i:pi[_-]?key|ccess[_-]?key(?:[_-]?id)?|ccount[_-]?key|uth[_-]?key|uth)",
+        "c": r"(?i:lient[_-]?secret|redentials?|onnect\.sid)",
+        "e": r"(?i:ncryption[_-]?key)",
+        "m": r"(?i:aster[_-]?key)",
+        "p": r"(?i:ass(?:word|wd|wort|[_-]?phrase)?|wd|rivate[_-]?key(?:[_-]?id)?)",
+        "s": r"(?i:ecret(?:[_-]?(?:access[_-]?)?key)?|igning[_-]?key|ess(?:ion)?id)",
+        "t": r"(?i:oken)",
+        "_": r"(?i:session)",
+    }
+    dets = []
+    tail = _keyword_tail()
+    for ch, fam in families.items():
+        first = ch + ch.upper() if ch.isalpha() else ch
+        dets.append(
+            _Det(
+                "secret", first,
+                # kw group captures the keyword minus its first char
+                r"(?P<@@kw0>" + fam + r")" + tail,
+                None,  # hints filled below
+                secret=("qv", "uv"),
+                check=_generic_wrap(ch),
+                lb=None,
+                contextual=True,
+            )
+        )
+        dets[-1].hints = _FAMILY_HINTS[ch]
+    return dets
+
+
+_FAMILY_HINTS = {
+    "a": ("key", "auth"),
+    "c": ("secret", "credential", "connect.sid"),
+    "e": ("key",),
+    "m": ("key",),
+    "p": ("pass", "pwd", "key"),
+    "s": ("secret", "key", "sessid", "sessionid"),
+    "t": ("token",),
+    "_": ("_session",),
+}
+
+
+def _generic_wrap(ch: str) -> _Check:
+    def check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+        # rebuild the keyword (dispatch char + remainder) for the shared check
+        return _generic_check_kw(text, s, e, m, p, text[m.start()] + m.group(p + "kw0"))
+    return check
+
+
+def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: str) -> str | None:
+    ks = m.start()
+    key = _key_name(text, ks) + kw
+    if kw.lower() in ("pass", "auth") and ks > 0 and text[ks - 1].isalpha():
+        return None  # bypass=, oauth=
+    kind = _kind_for_key(key)
+    quoted = m.group(p + "vq") is not None
+    value = text[s:e]
+    sep = m.group(p + "sep")
+    if not _value_ok(kind, key, value, quoted=quoted, text=text, vend=e, sep=sep):
+        return None
+    return kind
+
+
+def _flag_det() -> _Det:
+    kw = (
+        r"(?i:password|passwd|pass|pwd|passphrase|token|secret|api[_-]?key|access[_-]?key"
+        r"|secret[_-]?key|private[_-]?key|client[_-]?secret|auth|credentials?|storepass"
+        r"|keypass|srcstorepass|deststorepass|cookie)"
+    )
+    rest = (
+        r"(?P<@@flag>-?(?:[A-Za-z0-9]+[-_])*?(?P<@@kw>" + kw + r"))"
+        r"(?:=|[ \t]+)"
+        rf"(?:(?P<@@vq>{_Q})(?P<@@qv>(?:(?!(?P=@@vq))[^\r\n]){{1,4096}}?)(?P=@@vq)"
+        rf"|(?P<@@uv>(?!-){_UV_CHAR}{{1,4096}}+))"
+    )
+    return _Det("password", "-", rest,
+                ("pass", "pwd", "token", "secret", "key", "auth", "credential", "cookie"),
+                secret=("qv", "uv"), check=_flag_check, contextual=True,
+                lb=r"(?<![^\s\"'`=(\[;|&].)")
+
+
+def _build_detectors() -> list[_Det]:
+    d: list[_Det] = []
+    add = d.append
+
+    # ---- private keys (whole block, raw or escaped) ----
+    pem_end = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+    add(_Det(
+        "private-key", "-",
+        r"----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        rf"(?:(?s:.{{0,20000}}?){pem_end}"
+        r"|(?:[A-Za-z0-9+/=:,\- \t\r\n\\]|\\[nr]){0,20000})",
+        ("private key",), check=_pem_check, lb=None))
+    add(_Det(
+        "private-key", "P",
+        r"rivate-Lines:[ \t]*\d+(?:(?:\r?\n|\\r?\\n|\\\\r?\\\\n)[A-Za-z0-9+/=]{4,})+",
+        ("private-lines",), lb=None))
+    add(_tok("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", ("age-secret-key-1",),
+             strip=15, cats=1))
+
+    # ---- cloud ----
+    add(_Det("aws-access-key-id", "A", r"(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}[A-Za-z0-9]*",
+             ("akia", "asia", "abia", "acca"), check=_aws_id_check))
+    add(_tok("aws-session-token",
+             r"IQoJb3JpZ2lu(?:[A-Za-z0-9/+=]|%2[BbFf]|%3[Dd]){80,}", ("iqojb3jpz2lu",),
+             strip=12))
+    add(_tok("aws-session-token",
+             r"FwoGZXIvYXdz(?:[A-Za-z0-9/+=]|%2[BbFf]|%3[Dd]){80,}", ("fwogzxivyxdz",),
+             strip=12))
+    add(_Det("url-signature", "Xx",
+             r"-(?i:amz-signature|goog-signature)=(?P<@@s>[0-9a-fA-F]{64,})",
+             ("-signature=",), secret=("s",), check=_simple_value_check("url-signature", 32)))
+    add(_tok("gcp-api-key", r"AIza[0-9A-Za-z_-]{35}[0-9A-Za-z_-]*", ("aiza",), strip=4))
+    add(_tok("gcp-oauth-token", r"ya29\.[0-9A-Za-z_-]{20,}", ("ya29.",), strip=5))
+    add(_tok("gcp-refresh-token", r"1//0[0-9A-Za-z_-]{30,}", ("1//0",), strip=4))
+    add(_tok("gcp-client-secret", r"GOCSPX-[0-9A-Za-z_-]{24,}", ("gocspx-",), strip=7))
+    add(_Det("azure-storage-key", "A",
+             r"(?i:ccountKey)[ \t]*=[ \t]*(?P<@@s>[A-Za-z0-9+/]{40,}={0,2})",
+             ("accountkey",), secret=("s",),
+             check=_simple_value_check("azure-storage-key", 40, 2), lb=None))
+    add(_Det("azure-shared-access-key", "S",
+             r"(?i:haredAccessKey)[ \t]*=[ \t]*(?P<@@s>[A-Za-z0-9+/]{30,}={0,2})",
+             ("sharedaccesskey",), secret=("s",),
+             check=_simple_value_check("azure-shared-access-key", 30, 2), lb=None))
+    add(_Det("azure-sas-signature", "s",
+             r"ig=(?P<@@s>(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2}){30,})",
+             ("sig=",), secret=("s",),
+             check=_simple_value_check("azure-sas-signature", 30, 2),
+             lb=r"(?:(?<=[?&;\s\"'`]s)|(?<=%26s)|(?<=\\u0026s)|(?<=&amp;s))"))
+    add(_Det("azure-client-secret", "Q",
+             r"~[A-Za-z0-9_~.-]{31,40}", ("q~",), check=_azure_cs_check, lb=None,
+             left=re.compile(r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\d\Z", _FLAGS)))
+
+    # ---- version control ----
+    add(_tok("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+             strip=4))
+    add(_tok("github-fine-grained-token", r"github_pat_[A-Za-z0-9_]{50,}", ("github_pat_",),
+             strip=11))
+    add(_tok("gitlab-token",
+             r"gl(?:pat|dt|ptt|rt|cbt|imt|oas|ft|soat|agent)-[A-Za-z0-9_-]{20,}",
+             ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "gloas-", "glft-",
+              "glsoat-", "glagent-")))
+
+    # ---- LLM providers ----
+    add(_Det("openai-api-key", "s", r"k-[A-Za-z0-9_-]{20,}", ("sk-",), check=_sk_check))
+    add(_tok("huggingface-token", r"hf_[A-Za-z0-9]{30,}", ("hf_",), strip=3))
+    add(_tok("huggingface-token", r"api_org_[A-Za-z0-9]{30,}", ("api_org_",), strip=8))
+    add(_tok("groq-api-key", r"gsk_[A-Za-z0-9]{40,}", ("gsk_",), strip=4))
+    add(_tok("replicate-api-token", r"r8_[A-Za-z0-9]{30,}", ("r8_",), strip=3, lb=_LBS))
+    add(_tok("perplexity-api-key", r"pplx-[A-Za-z0-9]{40,}", ("pplx-",), strip=5))
+    add(_tok("xai-api-key", r"xai-[A-Za-z0-9]{60,}", ("xai-",), strip=4))
+    add(_tok("langsmith-api-key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}", ("lsv2_",),
+             strip=8))
+    add(_tok("tavily-api-key", r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{28,}", ("tvly-",)))
+    add(_tok("pinecone-api-key", r"pcsk_[A-Za-z0-9_]{40,}", ("pcsk_",), strip=5))
+    add(_tok("fireworks-api-key", r"fw_[A-Za-z0-9]{20,}", ("fw_",), strip=3, lb=_LBS))
+    add(_tok("nvidia-api-key", r"nvapi-[A-Za-z0-9_-]{50,}", ("nvapi-",), strip=6))
+
+    # ---- payments ----
+    add(_tok("stripe-secret-key", r"sk_(?:live|test)_[A-Za-z0-9]{16,}", ("sk_live_", "sk_test_"),
+             strip=8))
+    add(_tok("stripe-secret-key", r"rk_(?:live|test)_[A-Za-z0-9]{16,}", ("rk_live_", "rk_test_"),
+             strip=8))
+    add(_tok("stripe-webhook-secret", r"whsec_[A-Za-z0-9+/=]{24,}", ("whsec_",), strip=6))
+
+    # ---- chat ----
+    add(_tok("slack-token", r"xox[abposre]-[A-Za-z0-9-]{10,}", ("xoxa-", "xoxb-", "xoxp-",
+             "xoxo-", "xoxs-", "xoxr-", "xoxe-"), strip=5, check=_slack_check))
+    add(_tok("slack-token", r"xapp-\d-[A-Za-z0-9-]{10,}", ("xapp-",), strip=7,
+             check=_slack_check))
+    add(_Det("slack-webhook", "h",
+             r"ttps?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,}",
+             ("hooks.slack.com",), check=_webhook_check("slack-webhook")))
+    add(_Det("discord-webhook", "h",
+             r"ttps?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}",
+             ("/api/webhooks/",), check=_webhook_check("discord-webhook")))
+    add(_Det("teams-webhook", "h",
+             r"ttps?://(?:[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2"
+             r"|outlook\.office(?:365)?\.com/webhook)/[^\s\"'`<>\\]{20,}",
+             ("webhook.office.com", "outlook.office"), check=_webhook_check("teams-webhook")))
+    for ch in "MNO":
+        add(_Det("discord-bot-token", ch,
+                 r"[A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{5,7}\.[A-Za-z0-9_-]{27,40}",
+                 (), check=_discord_check,
+                 pre=re.compile(r"[MNO][A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{5,7}\.", _FLAGS)))
+    add(_Det("telegram-bot-token", ":", r"AA[A-Za-z0-9_-]{30,}", (":aa",),
+             check=_telegram_check, lb=None, left=_telegram_left()))
+
+    # ---- package registries / SaaS ----
+    add(_tok("npm-token", r"npm_[A-Za-z0-9]{36,}", ("npm_",), strip=4))
+    add(_tok("pypi-token", r"pypi-Ag[A-Za-z0-9_-]{50,}", ("pypi-ag",), strip=7))
+    add(_tok("rubygems-token", r"rubygems_[a-f0-9]{40,}", ("rubygems_",), strip=9))
+    add(_tok("dockerhub-token", r"dckr_pat_[A-Za-z0-9_-]{20,}", ("dckr_pat_",), strip=9))
+    add(_tok("sendgrid-api-key", r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{20,}", ("sg.",), strip=3))
+    add(_tok("shopify-token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32,}", ("shpat_", "shpca_",
+             "shppa_", "shpss_"), strip=6, cats=1))
+    add(_tok("linear-api-key", r"lin_api_[A-Za-z0-9]{32,}", ("lin_api_",), strip=8))
+    add(_tok("notion-token", r"ntn_[A-Za-z0-9]{40,}", ("ntn_",), strip=4))
+    add(_tok("notion-token", r"secret_[A-Za-z0-9]{43}(?![A-Za-z0-9_])", ("secret_",), strip=7,
+             lb=_LBS))
+    add(_tok("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", ("dop_v1_", "doo_v1_", "dor_v1_"),
+             strip=7, cats=1))
+    add(_tok("vault-token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}", ("hvs.", "hvb.", "hvr."), strip=4))
+    add(_tok("atlassian-api-token", r"ATATT3[A-Za-z0-9_=-]{100,}", ("atatt3",), strip=6))
+    add(_tok("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", ("dapi",), strip=4, cats=1))
+    add(_tok("sentry-token", r"sntry[su]_[A-Za-z0-9+/=_]{40,}", ("sntrys_", "sntryu_"), strip=7))
+    add(_tok("grafana-token", r"gl(?:sa|c)_[A-Za-z0-9_=+/-]{32,}", ("glsa_", "glc_")))
+    add(_tok("postman-api-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", ("pmak-",), strip=5, cats=1))
+    add(_tok("new-relic-key", r"NRAK-[A-Z0-9]{27}", ("nrak-",), strip=5))
+    add(_tok("supabase-token", r"sbp_[a-f0-9]{40}", ("sbp_",), strip=4, cats=1))
+
+    # ---- JWT ----
+    add(_Det("jwt", "e",
+             r"yJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+){0,2}",
+             ("eyj",), check=_jwt_check))
+
+    # ---- URL credentials ----
+    add(_Det("url-password", ":",
+             r"(?:\\?/){2}(?P<@@user>[^\s:/@\"'`<>\\]{0,128}):"
+             r"(?P<@@s>[^\s/@?#\"'`<>\\][^\s/?#\"'`<>\\]{0,256}?)@(?=[A-Za-z0-9\[_-])",
+             ("://", ":\\/\\/"), secret=("s",), check=_url_pw_check, lb=None,
+             contextual=True))
+    add(_Det("url-password", "%",
+             r"3[Aa]%2[Ff]%2[Ff](?P<@@user>(?:(?!%3[Aa]|%40|%2[Ff])[^\s&\"'%]|%[0-9A-Fa-f]{2})"
+             r"{0,128}?)%3[Aa](?P<@@s>(?:(?!%40|%2[Ff])[^\s&\"'%]|%[0-9A-Fa-f]{2}){1,256}?)%40",
+             ("%3a%2f%2f",), secret=("s",), check=_url_pw_check, lb=None, contextual=True))
+
+    # ---- HTTP auth / cookies ----
+    auth_tail = (
+        rf"(?:{_Q})?[ \t]*[:=][ \t]*(?:{_Q})?[ \t]*"
+        r"(?:(?P<@@scheme>(?i:bearer|basic|token|bot|digest|apikey|api-key|sso-key|hmac|jwt"
+        r"|negotiate|ntlm|key))[ \t]+)?"
+        r"(?P<@@s>[^\s\"'`\\,;]{8,})"
+    )
+    for ch in "aA":
+        add(_Det("bearer-token", ch, r"(?i:uthorization)" + auth_tail, ("authorization",),
+                 secret=("s",), check=_auth_check, lb=None, contextual=True))
+    for ch in "bB":
+        add(_Det("bearer-token", ch, r"(?i:earer)[ \t]+(?P<@@s>[A-Za-z0-9._~+/=-]{16,})",
+                 ("bearer",), secret=("s",), check=_bearer_check, contextual=True))
+    cookie_tail = (
+        rf"(?:{_Q})?[ \t]*:[ \t]*(?:{_Q})?[ \t]*"
+        r"(?P<@@s>[^\r\n\"'`\\]{8,})"
+    )
+    for ch in "cC":
+        add(_Det("cookie", ch, r"(?i:ookie)" + cookie_tail, ("cookie",), secret=("s",),
+                 check=_cookie_check, contextual=True))
+    for ch in "sS":
+        add(_Det("cookie", ch, r"(?i:et-cookie)" + cookie_tail, ("set-cookie",), secret=("s",),
+                 check=_cookie_check, contextual=True))
+
+    # ---- command lines ----
+    cmd_val = (
+        r"(?:(?P<@@q>['\"])(?P<@@qs>[^'\"\r\n]{1,256})(?P=@@q)"
+        r"|(?P<@@us>[^\s'\"\\;|&]{1,256}))"
+    )
+    for ch in "mM":
+        add(_Det("password", ch,
+                 r"(?i:ysql(?:dump|admin|import|sh|check)?|ariadb(?:-dump)?)(?![\w-])"
+                 r"[^\r\n|;&]{0,400}?[ \t]-p" + cmd_val,
+                 ("mysql", "mariadb"), secret=("qs", "us"), check=_curl_user_check,
+                 contextual=True))
+    add(_Det("password", "s", r"shpass[ \t]+-p[ \t]*" + cmd_val, ("sshpass",),
+             secret=("qs", "us"), check=_curl_user_check, contextual=True))
+    add(_Det("password", "r", r"edis-cli(?![\w-])[^\r\n|;&]{0,400}?[ \t]-a[ \t]+" + cmd_val,
+             ("redis-cli",), secret=("qs", "us"), check=_curl_user_check, contextual=True))
+    add(_Det("password", "c",
+             r"url(?![\w-])[^\r\n|;&]{0,2000}?[ \t](?:-u|--user)(?:[ \t]+|=)['\"]?"
+             r"(?P<@@user>[^\s:'\"\\]{1,128}):(?P<@@s>[^\s'\"\\]{1,256})",
+             ("curl",), secret=("s",), check=_curl_user_check, contextual=True))
+    add(_Det("cookie", "c",
+             r"url(?![\w-])[^\r\n|;&]{0,2000}?[ \t](?:-b|--cookie)(?:[ \t]+|=)" + cmd_val,
+             ("curl",), secret=("qs", "us"), check=_simple_value_check("cookie", 8),
+             contextual=True))
+    add(_Det("password", "i",
+             r"(?i:dentified)[ \t]+(?i:by)[ \t]+(?:(?i:password)[ \t]+)?"
+             r"(?P<@@q>['\"])(?P<@@s>[^'\"\r\n]{1,256})(?P=@@q)",
+             ("identified",), secret=("s",), check=_simple_value_check("password"),
+             contextual=True))
+    add(_Det("password", "I",
+             r"(?i:dentified)[ \t]+(?i:by)[ \t]+(?:(?i:password)[ \t]+)?"
+             r"(?P<@@q>['\"])(?P<@@s>[^'\"\r\n]{1,256})(?P=@@q)",
+             ("identified",), secret=("s",), check=_simple_value_check("password"),
+             contextual=True))
+    for ch in "pP":
+        add(_Det("password", ch,
+                 r"(?i:assword)[ \t]+(?P<@@q>')(?P<@@s>[^'\r\n]{4,256})(?P=@@q)",
+                 ("password",), secret=("s",), check=_simple_value_check("password"),
+                 contextual=True))
+    d.append(_flag_det())
+
+    # ---- generic key/value assignments (last: most specific wins first) ----
+    d.extend(_keyword_dets())
+    return d
+
+
+def _slack_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    if v in _KNOWN_EXAMPLES or _is_placeholder(v[5:]):
+        return None
+    if not any(c.isdigit() for c in v[5:]) or len(set(v[5:])) < 6:
+        return None
+    return "slack-token"
+
+
+def _personal_detectors() -> list[_Det]:
+    d: list[_Det] = []
+    d.append(_Det("email", "@", r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
+                  r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])",
+                  ("@",), lb=None,
+                  left=re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}\Z", _FLAGS)))
+    d.append(_Det("phone-number", "+", r"[1-9]\d{0,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![0-9])",
+                  ("+",), check=_phone_check, lb=r"(?<![A-Za-z0-9+].)"))
+    d.append(_Det("phone-number", "(", r"\d{3}\)[ .-]?\d{3}[ .-]\d{4}(?![0-9])", ("(",),
+                  check=_phone_check, lb=r"(?<![0-9].)"))
+    for ch in "0123456789":
+        d.append(_Det("phone-number", ch, r"\d{2}[.-]\d{3}[.-]\d{4}(?![0-9-])",
+                      ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+                      check=_phone_check, lb=r"(?<![0-9.\-].)"))
+    for ch in "23456":
+        d.append(_Det("card-number", ch, r"\d{2}(?:[ -]?\d){10,17}(?![0-9])",
+                      (ch,), check=_card_check, lb=r"(?<![0-9\-].)"))
+    for ch in "ABCDEFGHIJKLMNOPQRSTUVWXYZ":
+        d.append(_Det("iban", ch, r"[A-Z]\d{2}(?: ?[A-Z0-9]){11,30}",
+                      (ch.lower(),), check=_iban_check))
+    return d
+
+
+_DETECTORS = _build_detectors()
+_PERSONAL = _personal_detectors()
+
+CLASSES: tuple[str, ...] = tuple(sorted(
+    {d.cls for d in _DETECTORS}
+    | {"anthropic-api-key", "openrouter-api-key", "basic-auth", "authorization", "password",
+       "secret", "token", "api-key", "client-secret", "private-key", "session-id", "cookie",
+       "aws-secret-access-key", "aws-session-token"}
+))
+PERSONAL_CLASSES: tuple[str, ...] = ("card-number", "email", "iban", "phone-number")
+
+
+# ---------------------------------------------------------------------------
+# Compilation
+# ---------------------------------------------------------------------------
+
+class _Compiled:
+    __slots__ = ("always", "by_index", "hints", "pres", "rx")
+
+    def __init__(self, dets: list[_Det], extra: tuple[tuple[str, str], ...]) -> None:
+        groups: dict[str, list[str]] = {}
+        names: dict[str, tuple[_Det | None, str, str]] = {}
+        for di, det in enumerate(dets):
+            seen = set()
+            for ch in det.first:
+                if ch in seen:
+                    continue
+                seen.add(ch)
+                pfx = f"d{di}c{ord(ch)}_"
+                body = det.rest.replace("@@", pfx)
+                lb = det.lb or ""
+                names[pfx] = (det, pfx, det.cls)
+                groups.setdefault(ch, []).append(f"(?P<{pfx}>{lb}{body})")
+        parts = []
+        for i, (cls, pat) in enumerate(extra):
+            re.compile(pat)  # validate early, with a clear error
+            pfx = f"x{i}_"
+            names[pfx] = (None, pfx, cls)
+            parts.append(f"(?P<{pfx}>(?u:{pat}))")
+        for ch, alts in groups.items():
+            parts.append(re.escape(ch) + "(?:" + "|".join(alts) + ")")
+        self.rx = re.compile("|".join(parts), _FLAGS)
+        self.by_index: dict[int, tuple[_Det | None, str, str]] = {
+            idx: names[name] for name, idx in self.rx.groupindex.items() if name in names
+        }
+        hints: set[str] = set()
+        pres: list[re.Pattern[str]] = []
+        always = bool(extra)
+        for det in dets:
+            if det.pre is not None:
+                if det.pre not in pres:
+                    pres.append(det.pre)
+            elif det.hints:
+                hints.update(det.hints)
+            else:
+                always = True
+        # drop hints that contain a shorter hint (the shorter one is enough)
+        hs = sorted(hints, key=len)
+        kept: list[str] = []
+        for h in hs:
+            if not any(k in h for k in kept):
+                kept.append(h)
+        self.hints = tuple(kept)
+        self.pres = tuple(pres)
+        self.always = always
+
+
+@lru_cache(maxsize=32)
+def _compiled(personal: bool, extra: tuple[tuple[str, str], ...]) -> _Compiled:
+    dets = list(_DETECTORS)
+    if personal:
+        dets += _PERSONAL
+    return _Compiled(dets, extra)
+
+
+# ---------------------------------------------------------------------------
+# Redactor
+# ---------------------------------------------------------------------------
+
+_UESC_RE = re.compile(r"u[0-9A-Fa-f]{4}")
+_CLASS_NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
+
+
+class Redactor:
+    """Replace secrets in text with ``[REDACTED:<class>]``.
+
+    ``extra_patterns`` maps a class name to a regex; the whole match is
+    redacted (checked before the built-in detectors at the same position).
+    ``allowlist`` values are never redacted.  ``personal_data`` enables the
+    opt-in emails, phone numbers, card numbers (Luhn) and IBANs (mod 97).
+    """
+
+    def __init__(
+        self,
+        *,
+        extra_patterns: dict[str, str] | None = None,
+        allowlist: Iterable[str] = (),
+        personal_data: bool = False,
+    ) -> None:
+        extra = tuple((extra_patterns or {}).items())
+        for cls, _pat in extra:
+            if not isinstance(cls, str) or not _CLASS_NAME_RE.match(cls):
+                raise ValueError(f"extra pattern class must be kebab-case, got {cls!r}")
+        self._c = _compiled(bool(personal_data), extra)
+        self.allowlist = frozenset(allowlist)
+        self.personal_data = bool(personal_data)
+        self.counts: Counter[str] = Counter()
+
+    # -- internals --------------------------------------------------------
+
+    def _may_contain(self, text: str) -> bool:
+        c = self._c
+        if c.always:
+            return True
+        low = text.lower()
+        for h in c.hints:
+            if h in low:
+                return True
+        for r in c.pres:
+            if r.search(text):
+                return True
+        return False
+
+    def _finish(self, m: re.Match[str], text: str, *, refine: bool = True
+                ) -> tuple[str, int, int] | None:
+        det, pfx, cls = self._c.by_index[m.lastindex]  # type: ignore[index]
+        if det is None:  # extra pattern: whole match
+            s, e = m.span()
+            if s == e:
+                return None
+            return self._guard(cls, text, s, e)
+        if det.secret:
+            for name in det.secret:
+                s, e = m.span(pfx + name)
+                if s >= 0:
+                    break
+            else:
+                return None
+        else:
+            s, e = m.span()
+        if det.left is not None:
+            lm = det.left.search(text, max(0, s - 80), s)
+            if lm is None:
+                return None
+            s = lm.start()
+        if det.check is not None:
+            r = det.check(text, s, e, m, pfx)
+            if r is None:
+                return None
+            if isinstance(r, tuple):
+                cls, s, e = r
+            else:
+                cls = r
+        res = self._guard(cls, text, s, e)
+        if res is None:
+            return None
+        cls, s, e = res
+        if refine and det.contextual:
+            cls = self._refine(text[s:e], cls)
+        return cls, s, e
+
+    def _guard(self, cls: str, text: str, s: int, e: int) -> tuple[str, int, int] | None:
+        # never start inside an escape sequence (\n, \", \u0041)
+        b = 0
+        while s - b - 1 >= 0 and text[s - b - 1] == "\\":
+            b += 1
+        if b % 2 == 1:
+            if _UESC_RE.match(text, s):
+                s += 5
+            else:
+                s += 1
+        # never end on a dangling escape backslash
+        b = 0
+        while e - b - 1 >= s and text[e - b - 1] == "\\":
+            b += 1
+        if b % 2 == 1:
+            e -= 1
+        if e <= s:
+            return None
+        if self.allowlist and text[s:e] in self.allowlist:
+            return None
+        return cls, s, e
+
+    def _refine(self, value: str, cls: str) -> str:
+        """Name a contextual detection after the vendor token it contains."""
+        m = self._c.rx.match(value)
+        if m is None:
+            return cls
+        det = self._c.by_index[m.lastindex][0]  # type: ignore[index]
+        if det is None or det.contextual:
+            return cls
+        r = self._finish(m, value, refine=False)
+        if r is None or r[1] != 0 or r[2] != len(value):
+            return cls
+        return r[0]
+
+    # -- public -----------------------------------------------------------
+
+    def redact(self, text: str) -> str:
+        """Return ``text`` with every detected secret replaced."""
+        if not text or not self._may_contain(text):
+            return text
+        rx = self._c.rx
+        spans: list[tuple[int, int, str]] = []
+        pos = 0
+        n = len(text)
+        while pos < n:
+            m = rx.search(text, pos)
+            if m is None:
+                break
+            r = self._finish(m, text)
+            if r is None:
+                pos = m.start() + 1
+                continue
+            cls, s, e = r
+            spans.append((s, e, cls))
+            if s > m.start():
+                pos = m.start() + 1  # rescan the context before the secret
+            else:
+                pos = max(e, m.start() + 1)
+        if not spans:
+            return text
+        spans.sort(key=lambda t: (t[0], -t[1]))
+        out: list[str] = []
+        last = 0
+        cur_s, cur_e, cur_c = spans[0]
+        merged: list[tuple[int, int, str]] = []
+        for s, e, c in spans[1:]:
+            if s < cur_e:
+                cur_e = max(cur_e, e)
+            else:
+                merged.append((cur_s, cur_e, cur_c))
+                cur_s, cur_e, cur_c = s, e, c
+        merged.append((cur_s, cur_e, cur_c))
+        counts = self.counts
+        for s, e, c in merged:
+            out.append(text[last:s])
+            out.append("[REDACTED:" + c + "]")
+            counts[c] += 1
+            last = e
+        out.append(text[last:])
+        return "".join(out)
+
+    __call__ = redact
+
+
+# ---------------------------------------------------------------------------
+# Truncation
+# ---------------------------------------------------------------------------
+
+_PLACEHOLDER_TAIL_RE = re.compile(r"\[REDACTED:[a-z0-9-]*\Z")
+_PLACEHOLDER_HEAD_RE = re.compile(r"\A[a-z0-9-]*\]")
+
+
+def _is_high(ch: str) -> bool:
+    return "\ud800" <= ch <= "\udbff"
+
+
+def _is_low(ch: str) -> bool:
+    return "\udc00" <= ch <= "\udfff"
+
+
+def truncate_head_tail(text: str, limit: int) -> str:
+    """Keep ~2/3 head and ~1/3 tail of ``text`` within ``limit`` characters.
+
+    The cut is marked with ``"\\n[... N characters truncated ...]\\n"`` where N
+    is the exact number of characters removed.  The result is never longer
+    than ``limit``; surrogate pairs and ``[REDACTED:...]`` placeholders are
+    never split.  For limits too small for the marker a single ``…`` is used.
+    """
+    if limit <= 0:
+        return ""
+    n = len(text)
+    if n <= limit:
+        return text
+    removed = n - limit
+    for _ in range(8):
+        marker = f"\n[... {removed} characters truncated ...]\n"
+        keep = limit - len(marker)
+        new_removed = n - max(keep, 0)
+        if new_removed == removed:
+            break
+        removed = new_removed
+    if keep < 8:
+        # too small for the marker: ellipsis only
+        marker = "\u2026"
+        keep = limit - 1
+        if keep <= 0:
+            return text[:limit] if not _is_high(text[limit - 1]) else marker[:limit]
+    head_n = (keep * 2 + 2) // 3
+    tail_n = keep - head_n
+    hs, ts = head_n, n - tail_n
+    # don't split surrogate pairs
+    if 0 < hs < n and _is_high(text[hs - 1]) and _is_low(text[hs]):
+        hs -= 1
+    if 0 < ts < n and _is_low(text[ts]) and _is_high(text[ts - 1]):
+        ts += 1
+    head, tail = text[:hs], text[ts:]
+    # don't leave half a placeholder on either side of the cut
+    pm = _PLACEHOLDER_TAIL_RE.search(head)
+    if pm is not None and len(head) - pm.start() < 40:
+        head = head[:pm.start()]
+    if tail and ts > 0:
+        pm = _PLACEHOLDER_HEAD_RE.match(tail)
+        if pm is not None and text.rfind("[REDACTED:", 0, ts) > text.rfind("]", 0, ts):
+            tail = tail[pm.end():]
+    if len(marker) > 1:
+        removed_real = n - len(head) - len(tail)
+        marker = f"\n[... {removed_real} characters truncated ...]\n"
+        while len(head) + len(marker) + len(tail) > limit and tail:
+            tail = tail[1:]
+            if tail and _is_low(tail[0]):
+                tail = tail[1:]
+            marker = f"\n[... {n - len(head) - len(tail)} characters truncated ...]\n"
+    return head + marker + tail
