@@ -1,0 +1,43 @@
+"""Shared helpers for the migration tests: fixtures, ../shared when present, and the CLI in-process."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+# tests/packaging/ (the wheel tests) is a package named like the `packaging` library that copier
+# imports; under pytest's default import mode tests/ is on sys.path, so load the real library first.
+_TESTS = str(Path(__file__).resolve().parents[1])
+_saved = list(sys.path)
+sys.path[:] = [p for p in sys.path if p not in (_TESTS, "")]
+if "packaging" in sys.modules and not hasattr(sys.modules["packaging"], "__version__"):
+    del sys.modules["packaging"]
+importlib.import_module("packaging.version")
+sys.path[:] = _saved
+
+from generator.cli import main  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared" / "reference"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+SCRIPTS = FIXTURES / "scripts"
+
+
+def needs_shared() -> None:
+    if not (SHARED / "old-shape").is_dir():
+        pytest.skip("../shared/reference/old-shape is not present")
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    """`trajectory-cleaner ARGS` in this process: (exit code, stdout, stderr)."""
+    code = main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
