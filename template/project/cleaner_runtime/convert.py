@@ -17,6 +17,7 @@ from .readers import Where
 from .timestamps import TimestampError, from_mtime, to_iso, zone
 
 MISSING: Any = object()
+MAX_SESSION_MB = 512  # cleaned output of one session held in memory (--max-session-mb)
 TEXT_ROLES = ("user", "assistant", "reasoning", "system", "observation")
 
 
@@ -267,6 +268,7 @@ class Converter:
         self.orphans = mapping["tools"].get("orphan_results", "skip")
         self.unknown_kinds = mapping.get("unknown_kinds", "fail")
         self.sessions = mapping["sessions"]
+        self.max_session_chars = MAX_SESSION_MB * 1024 * 1024  # the runner sets --max-session-mb
         seen: list[tuple] = []
         for kind in self.kinds:
             for path, _ in kind.match:
@@ -299,7 +301,7 @@ class Converter:
 
     def to_text(self, value: Any) -> str | None:
         """Any raw content as one plain string: text blocks joined, structures as compact JSON."""
-        if value is MISSING or value is None:
+        if value is MISSING or value is None or (isinstance(value, list) and not value):
             return None
         if isinstance(value, str):
             return value
@@ -382,6 +384,7 @@ class SessionBuilder:
         self.answered: set[str] = set()
         self.originals: dict[str, str] = {}
         self.synthesised = 0
+        self.size = 0  # characters of output so far, for the session size limit
 
     # -- input ---------------------------------------------------------------------------------
     def add(self, where: Where, record: dict) -> None:
@@ -414,6 +417,12 @@ class SessionBuilder:
         ts = self._time(record, kind, where)
         handler = getattr(self, "_" + kind.role if kind.role not in TEXT_ROLES else "_text")
         handler(record, kind, ts, where)
+        limit = c.max_session_chars
+        if limit and self.size > limit:
+            raise SessionFailed(
+                f"{where}: the session's cleaned output passes the {limit // (1024 * 1024)} MiB limit "
+                "(nothing written); split the input, lower privacy.truncate, or raise --max-session-mb"
+            )
 
     def _time(self, record: dict, kind: Kind, where: Where) -> str | None:
         c = self.c
@@ -432,6 +441,9 @@ class SessionBuilder:
     def _emit(self, record: dict, ts: str | None) -> None:
         self.records.append(record)
         self.times.append(ts)
+        self.size += 64 + len(record.get("content") or "")
+        for call in record.get("tool_calls") or ():
+            self.size += 32 + len(call["id"]) + len(call["name"]) + len(call["args"])
 
     def _emit_text(self, role: str, text: str | None, ts: str | None, where: Where) -> None:
         if text is None or text == "":
@@ -445,8 +457,9 @@ class SessionBuilder:
             if not isinstance(name, str) or not name.strip():
                 self.stats.skip("tool call without a tool name", where)
                 continue
-            call_id = self._new_call_id(raw_id)
-            out.append({"id": call_id, "name": self.c.privacy.redact(name), "args": self.c.privacy.args(args)})
+            text = self.c.privacy.args(args)
+            call_id = self._new_call_id(raw_id)  # after everything that can fail: ids stay consistent
+            out.append({"id": call_id, "name": self.c.privacy.redact(name), "args": text})
         if out:
             self._emit({"role": "assistant", "content": None, "tool_calls": out}, ts)
 
@@ -640,7 +653,8 @@ class SessionBuilder:
             if ts is not None:
                 break
             times[i] = first
-        if derived:
+        derived -= self.unreadable_times
+        if derived > 0:
             self.stats.repair("timestamps derived from neighbouring records", derived)
         if self.unreadable_times:
             self.stats.repair("unreadable timestamps replaced by a neighbour's", self.unreadable_times)

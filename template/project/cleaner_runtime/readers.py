@@ -3,6 +3,11 @@
 Every record comes with where it was found (file and line) so that an error or a skip can name
 it. Bad lines never stop a read: they are reported to the caller, which applies the mapping's
 ``invalid_lines`` policy.
+
+Memory stays bounded whatever the input: a JSONL line is read only up to ``Limits.line_bytes``
+(longer lines are reported, not loaded), a whole JSON document only up to
+``Limits.document_bytes`` (decompressed), and records nested deeper than ``Limits.depth`` are
+reported instead of being handed to code that walks them recursively.
 """
 
 from __future__ import annotations
@@ -17,7 +22,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-MAX_LINE_BYTES = 256 * 1024 * 1024
+MIB = 1024 * 1024
+MAX_LINE_MB = 64  # the longest JSONL line read (--max-line-mb)
+MAX_DOCUMENT_MB = 256  # the largest JSON array/object file read, decompressed (--max-document-mb)
+MAX_DEPTH = 200  # records nested deeper are reported as invalid lines
+MAX_LINE_BYTES = MAX_LINE_MB * MIB
+_JSON_TYPES = {"dict": "object", "list": "array", "str": "string", "int": "number", "float": "number",
+               "bool": "boolean", "NoneType": "null"}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one read may hold in memory; each limit names the flag that raises it."""
+
+    line_bytes: int = MAX_LINE_MB * MIB
+    document_bytes: int = MAX_DOCUMENT_MB * MIB
+    depth: int = MAX_DEPTH
+
+    @classmethod
+    def from_mb(cls, line_mb: float | None = None, document_mb: float | None = None) -> Limits:
+        return cls(
+            line_bytes=int((line_mb or MAX_LINE_MB) * MIB),
+            document_bytes=int((document_mb or MAX_DOCUMENT_MB) * MIB),
+        )
 
 
 class InputError(Exception):
@@ -52,23 +79,45 @@ class InputFile:
     rel: Path  # relative to the input root (the file name when the input is a file)
 
 
-def discover(input_path: str, include: list[str], exclude_dir: Path | None = None) -> list[InputFile]:
-    """The files to read, sorted, without following directory links (no loops)."""
+def discover(
+    input_path: str,
+    include: list[str],
+    exclude_dir: Path | None = None,
+    skipped: list[tuple[str, str]] | None = None,
+) -> list[InputFile]:
+    """The files to read, sorted, without following directory links (no loops).
+
+    Entries that match ``include`` but cannot be read as files (link loops, dangling links,
+    FIFOs and other special files, links to folders, unreadable folders) are appended to
+    ``skipped`` as ``(path, reason)`` so that the summary can count them; a FIFO is never
+    opened, so it cannot hang the run.
+    """
     root = Path(input_path)
     if not root.exists():
         raise InputError(f"{input_path}: no such file or folder (check --input)")
     if root.is_file():
         return [InputFile(root, Path(root.name))]
     if not root.is_dir():
-        raise InputError(f"{input_path}: not a regular file or folder")
+        raise InputError(f"{input_path}: not a regular file or folder (check --input)")
+    notes = skipped if skipped is not None else []
     patterns = [pattern.lower() for pattern in include]
     found: list[InputFile] = []
     skip = exclude_dir.resolve() if exclude_dir is not None else None
-    for folder, dirs, files in os.walk(root, followlinks=False):
+
+    def unreadable(error: OSError) -> None:
+        notes.append((str(error.filename), f"folder cannot be read ({error.strerror or error})"))
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable, followlinks=False):
         here = Path(folder)
-        dirs[:] = sorted(
-            d for d in dirs if not d.startswith(".") and (skip is None or (here / d).resolve() != skip)
-        )
+        kept = []
+        for d in sorted(dirs):
+            if d.startswith(".") or (skip is not None and (here / d).resolve() == skip):
+                continue
+            if (here / d).is_symlink():
+                notes.append((str(here / d), "link to a folder (not followed)"))
+                continue
+            kept.append(d)
+        dirs[:] = kept
         for name in sorted(files):
             if name.startswith("."):
                 continue
@@ -76,30 +125,33 @@ def discover(input_path: str, include: list[str], exclude_dir: Path | None = Non
                 path = here / name
                 if path.is_file():
                     found.append(InputFile(path, path.relative_to(root)))
+                else:
+                    notes.append((str(path), _not_a_file(path)))
     return found
 
 
-def _is_gzip(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        return handle.read(2) == b"\x1f\x8b"
+def _not_a_file(path: Path) -> str:
+    """Why a matching directory entry is not read."""
+    try:
+        path.stat()
+    except OSError as exc:
+        if path.is_symlink():
+            return "link loop" if exc.errno == 40 else "dangling link"
+        return f"cannot be read ({exc.strerror or exc})"
+    return "not a regular file (a FIFO, socket or device is never opened)"
 
 
 def _open_bytes(path: Path):
-    """The file's bytes, decompressed when it is gzip (told by its magic bytes, not its name)."""
-    return gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")
-
-
-def _first_significant_byte(path: Path) -> bytes:
-    with _open_bytes(path) as stream:
-        while True:
-            chunk = stream.read(4096)
-            if not chunk:
-                return b""
-            stripped = chunk.lstrip(b" \t\r\n")
-            if stripped.startswith(b"\xef\xbb\xbf"):
-                stripped = stripped[3:].lstrip(b" \t\r\n")
-            if stripped:
-                return stripped[:1]
+    handle = open(path, "rb")  # noqa: SIM115 - returned open, closed by the caller's with
+    try:
+        magic = handle.read(2)
+        handle.seek(0)
+    except BaseException:
+        handle.close()
+        raise
+    if magic == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=handle, mode="rb")
+    return handle
 
 
 def _loads(text: str) -> Any:
@@ -109,19 +161,40 @@ def _loads(text: str) -> Any:
         raise ValueError("nested too deeply") from None
 
 
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists/objects deeper than ``limit`` (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend((child, depth + 1) for child in node.values() if isinstance(child, (dict, list)))
+        elif isinstance(node, list):
+            stack.extend((child, depth + 1) for child in node if isinstance(child, (dict, list)))
+    return False
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type, for messages."""
+    return _JSON_TYPES.get(type(value).__name__, type(value).__name__)
+
+
 def _find_record_list(document: dict, records_path: tuple | None) -> tuple[list | None, str]:
     """The record list inside a JSON object: at the path given, else the one list of objects."""
     if records_path:
         node: Any = document
         for key in records_path:
-            if (isinstance(node, dict) and key in node) or (
-                isinstance(node, list) and isinstance(key, int) and -len(node) <= key < len(node)
-            ):
+            if isinstance(node, dict) and key in node:
+                node = node[key]
+            elif isinstance(node, dict) and isinstance(key, int) and str(key) in node:
+                node = node[str(key)]
+            elif isinstance(node, list) and isinstance(key, int) and -len(node) <= key < len(node):
                 node = node[key]
             else:
-                return None, f"records_path {'.'.join(map(str, records_path))!r} not found"
+                return None, f"input.records_path {'.'.join(map(str, records_path))!r} not found"
         if not isinstance(node, list):
-            return None, f"records_path {'.'.join(map(str, records_path))!r} is not a list"
+            return None, f"input.records_path {'.'.join(map(str, records_path))!r} is not a list"
         return node, ""
     candidates = [
         (key, value)
@@ -137,90 +210,151 @@ def _find_record_list(document: dict, records_path: tuple | None) -> tuple[list 
 
 
 def read_records(
-    item: InputFile, container: str = "auto", records_path: tuple | None = None
+    item: InputFile, container: str = "auto", records_path: tuple | None = None, limits: Limits | None = None
 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     """Yield ``(where, record)`` for every JSON object, and ``BadLine`` for what is not one.
 
-    Raises InputError for a file that cannot be opened or decompressed at all.
+    Raises InputError for a file that cannot be opened or decompressed at all. A compressed
+    file that ends early keeps the records before the tear and reports the tear as a bad line,
+    exactly like a torn last line of a plain file.
     """
+    limits = limits or Limits()
     name = str(item.path)
     try:
         kind = container
+        fallback = False
         if kind == "auto":
-            first = _first_significant_byte(item.path)
-            kind = "json_array" if first == b"[" else "jsonl"
-            if first == b"{" and _looks_like_single_document(item.path):
-                kind = "json_object"
+            kind, fallback = _detect(item.path, limits)
         if kind == "jsonl":
-            yield from _read_jsonl(item.path, name)
+            yield from _read_jsonl(item.path, name, limits)
         else:
-            yield from _read_document(item.path, name, kind, records_path)
-    except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        raise InputError(f"{name}: cannot read ({exc.__class__.__name__}: {exc})") from exc
+            yield from _read_document(item.path, name, kind, records_path, limits, fallback)
+    except (OSError, EOFError, zlib.error) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{exc.__class__.__name__}: {exc}"
+        raise InputError(f"{name}: cannot read ({reason}); fix or remove the file") from exc
 
 
-def _looks_like_single_document(path: Path) -> bool:
-    """A file starting with ``{`` is one JSON document when its first line is not a whole object."""
+def _detect(path: Path, limits: Limits) -> tuple[str, bool]:
+    """The container of a file, from its first non-blank line; and whether to fall back to JSONL.
+
+    A first line that is a whole object means JSONL. One that breaks off at its end (``[``,
+    ``{``, ``{"records": [``) starts a pretty-printed document. One that is broken in its middle
+    is a bad JSONL line: reading the file as a document would lose every good line after it. A
+    first line that is some other whole value (``[{...}, {...}]`` on one line) is tried as a
+    document first and read line by line if the whole file is not one.
+    """
     with _open_bytes(path) as stream:
-        line = stream.readline(MAX_LINE_BYTES)
+        line = b""
+        try:
+            for _ in range(100_000):
+                line = stream.readline(limits.line_bytes)
+                if not line or line.strip(b" \t\r\n\xef\xbb\xbf"):
+                    break
+        except EOFError:  # a compressed file torn in its first line: reported by the JSONL reader
+            return "jsonl", False
+    if len(line) >= limits.line_bytes and not line.endswith(b"\n"):
+        return "jsonl", False  # a huge first line: JSONL, whose long lines are reported one by one
+    line = line.strip(b" \t\r\n")
     if line.startswith(b"\xef\xbb\xbf"):
-        line = line[3:]
+        line = line[3:].lstrip(b" \t\r\n")
+    if not line.startswith((b"[", b"{")):
+        return "jsonl", False
+    document = "json_array" if line.startswith(b"[") else "json_object"
     try:
-        value = _loads(line.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        return True
-    return not isinstance(value, dict)
+        text = line.decode("utf-8")
+        value = _loads(text)
+    except json.JSONDecodeError as exc:
+        return (document, False) if exc.pos >= len(text) else ("jsonl", False)
+    except ValueError:  # invalid UTF-8 or nested too deeply: a bad line, reported as such
+        return "jsonl", False
+    if isinstance(value, dict):
+        return "jsonl", False
+    return document, True
 
 
-def _read_jsonl(path: Path, name: str) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
+def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     with _open_bytes(path) as stream:
+        compressed = isinstance(stream, gzip.GzipFile)
         number = 0
         while True:
-            raw = stream.readline(MAX_LINE_BYTES + 1)
+            try:
+                raw = stream.readline(limits.line_bytes + 1)
+            except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+                if not compressed or (number == 0 and not isinstance(exc, EOFError)):
+                    raise
+                yield BadLine(Where(name, number + 1), f"torn compressed file ({exc}); the records before the "
+                              "tear are kept")
+                return
             if not raw:
                 return
             number += 1
             where = Where(name, number)
-            if len(raw) > MAX_LINE_BYTES:
+            if len(raw) > limits.line_bytes:
                 while raw and not raw.endswith(b"\n"):
-                    raw = stream.readline(MAX_LINE_BYTES)
-                yield BadLine(where, f"line longer than {MAX_LINE_BYTES // (1024 * 1024)} MiB")
+                    try:
+                        raw = stream.readline(limits.line_bytes)
+                    except (EOFError, zlib.error, gzip.BadGzipFile):
+                        break
+                yield BadLine(where, f"line longer than {_mb(limits.line_bytes)} (not loaded; raise --max-line-mb "
+                              "to read it)")
                 continue
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
             if not raw.strip():
                 continue
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield BadLine(where, f"invalid UTF-8 at byte {exc.start}")
-                continue
-            try:
-                value = _loads(text)
-            except ValueError as exc:
-                torn = not raw.endswith(b"\n")
-                detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-                yield BadLine(where, "torn last line (no newline)" if torn else f"invalid JSON ({detail})")
-                continue
-            if not isinstance(value, dict):
-                yield BadLine(where, f"a JSON {type(value).__name__}, not an object")
-                continue
-            yield where, value
+            yield _parse_line(raw, where, limits)
+
+
+def _parse_line(raw: bytes, where: Where, limits: Limits) -> tuple[Where, dict[str, Any]] | BadLine:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return BadLine(where, f"invalid UTF-8 at byte {exc.start}")
+    try:
+        value = _loads(text)
+    except ValueError as exc:
+        if b"\x00" in raw and not raw.strip(b"\x00 \t\r\n"):
+            return BadLine(where, "NUL bytes (a zero-filled block, typically left by a crash)")
+        if not raw.endswith(b"\n"):
+            return BadLine(where, "torn last line (no newline)")
+        if isinstance(exc, json.JSONDecodeError):
+            return BadLine(where, f"invalid JSON ({exc.msg} at column {exc.colno})")
+        return BadLine(where, f"invalid JSON ({exc})")
+    if not isinstance(value, dict):
+        return BadLine(where, f"a JSON {json_type(value)}, not an object")
+    if raw.count(b"{") + raw.count(b"[") > limits.depth and _depth_over(value, limits.depth):
+        return BadLine(where, f"nested deeper than {limits.depth} levels")
+    return where, value
+
+
+def _mb(size: int) -> str:
+    return f"{size / MIB:g} MiB"
 
 
 def _read_document(
-    path: Path, name: str, kind: str, records_path: tuple | None
+    path: Path, name: str, kind: str, records_path: tuple | None, limits: Limits, fallback: bool = False
 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     with _open_bytes(path) as stream:
-        data = stream.read()
+        data = stream.read(limits.document_bytes + 1)
+    if len(data) > limits.document_bytes:
+        raise InputError(
+            f"{name}: a JSON document larger than {_mb(limits.document_bytes)} (not loaded); convert it to "
+            "JSONL or raise --max-document-mb"
+        )
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
         document = _loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
+        if fallback:
+            yield from _read_jsonl(path, name, limits)
+            return
         yield BadLine(Where(name, 0), f"invalid UTF-8 at byte {exc.start}")
         return
     except ValueError as exc:
+        if fallback:  # not one document after all: read it line by line, keeping the good lines
+            yield from _read_jsonl(path, name, limits)
+            return
         yield BadLine(Where(name, 0), f"invalid JSON document ({exc})")
         return
     if isinstance(document, dict):
@@ -231,11 +365,14 @@ def _read_document(
     elif isinstance(document, list):
         records = document
     else:
-        yield BadLine(Where(name, 0), f"a JSON {type(document).__name__}, not records")
+        yield BadLine(Where(name, 0), f"a JSON {json_type(document)}, not records")
         return
+    deep = data.count(b"{") + data.count(b"[") > limits.depth
     for index, value in enumerate(records, start=1):
         where = Where(name, index, "record")
-        if isinstance(value, dict):
-            yield where, value
+        if not isinstance(value, dict):
+            yield BadLine(where, f"record {index} is a JSON {json_type(value)}, not an object")
+        elif deep and _depth_over(value, limits.depth):
+            yield BadLine(where, f"record {index} is nested deeper than {limits.depth} levels")
         else:
-            yield BadLine(where, f"record {index} is a JSON {type(value).__name__}, not an object")
+            yield where, value

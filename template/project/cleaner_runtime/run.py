@@ -4,6 +4,12 @@ Exit codes: 0 every session written; 1 the run finished but some session failed 
 validation) and was not written; 2 usage or configuration errors (missing input, unwritable
 output, bad schema); 130 interrupted. Nothing is ever half-written: each output file appears
 atomically, and a session that fails leaves any earlier output of the same name untouched.
+
+Memory is bounded by flags, each named in the message when it is hit: ``--max-line-mb`` (one
+JSONL line), ``--max-document-mb`` (one JSON array/object file) and ``--max-session-mb`` (the
+cleaned records of one session, which are held until the session is validated and written).
+Raw records are never kept: each is mapped as soon as it is read, also when sessions are grouped
+by a field across files.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import traceback
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -19,10 +26,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .convert import Converter, Privacy, SessionFailed, SessionSkipped, first_present
+from .convert import MAX_SESSION_MB, Converter, Privacy, SessionBuilder, SessionFailed, SessionSkipped, first_present
 from .mapping import compile_path, compile_paths, with_defaults
-from .readers import BadLine, InputError, InputFile, discover, read_records
-from .writer import serialise, stem_for_file, stem_for_key, write_atomic
+from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
+from .writer import remove_stale_temps, serialise, stem_for_file, stem_for_key, write_atomic
 
 HOOKS_API = 1
 
@@ -55,14 +62,29 @@ class Job:
     target: Path
 
 
-class Cleaner:
-    """One run's state: the compiled mapping, the validator and the hooks."""
+@dataclass
+class Session:
+    """One session being built: its outcome, its privacy counters and its builder."""
 
-    def __init__(self, mapping: dict, hooks: ModuleType | None, schema_arg: str | None, quiet: bool = False):
+    job: Job
+    outcome: Outcome
+    privacy: Privacy
+    builder: SessionBuilder
+    done: bool = False  # failed or skipped before the end of its records
+
+
+class Cleaner:
+    """One run's state: the compiled mapping, the validator, the hooks and the memory limits."""
+
+    def __init__(self, mapping: dict, hooks: ModuleType | None, schema_arg: str | None, quiet: bool = False,
+                 limits: Limits | None = None, max_session_mb: float | None = None):
         self.mapping = with_defaults(mapping)
         self.hooks = hooks
         self.schema_arg = schema_arg
         self.quiet = quiet
+        self.limits = limits or Limits()
+        self.max_session_chars = int((max_session_mb or MAX_SESSION_MB) * 1024 * 1024)
+        self.inputs: set[Path] = set()  # resolved input files: never overwritten by an output
         from .validate import TrajectoryValidator, find_schema, load_schema
 
         self.schema_path, self.schema_origin = find_schema(schema_arg)
@@ -74,7 +96,8 @@ class Cleaner:
     def records_of(self, item: InputFile, outcome: Outcome):
         settings = self.mapping["input"]
         records_path = settings.get("records_path")
-        for entry in read_records(item, settings["container"], compile_path(records_path) if records_path else None):
+        path = compile_path(records_path) if records_path else None
+        for entry in read_records(item, settings["container"], path, self.limits):
             if isinstance(entry, BadLine):
                 if settings["invalid_lines"] == "fail":
                     raise SessionFailed(f"{entry.where}: {entry.reason}; set input.invalid_lines: skip to skip such lines")
@@ -84,59 +107,107 @@ class Cleaner:
                 continue
             yield entry
 
-    def clean(self, job: Job, output_root: Path, records: list | None = None) -> Outcome:
-        """Build, check and write one session; never raises for bad data."""
-        outcome = Outcome(job.key)
+    # -- one session, in three steps, so that sessions grouped across files can be fed record by record
+    def start(self, job: Job) -> Session:
         privacy = Privacy(self.mapping["privacy"])
         converter = Converter(self.mapping, privacy)
+        converter.max_session_chars = self.max_session_chars
         builder = converter.session(job.key)
+        try:
+            builder.mtime = os.stat(job.files[0].path).st_mtime
+        except OSError:
+            builder.mtime = None
+        return Session(job, Outcome(job.key), privacy, builder)
+
+    def feed(self, session: Session, where: Any, raw: dict) -> None:
+        """Map one raw record into its session; a failure ends the session (recorded, not raised)."""
+        if session.done:
+            return
         transform = self.hook("transform_record")
         try:
-            try:
-                builder.mtime = os.stat(job.files[0].path).st_mtime
-            except OSError:
-                builder.mtime = None
-            entries = records if records is not None else (e for f in job.files for e in self.records_of(f, outcome))
-            for where, raw in entries:
-                if transform is not None:
+            if transform is not None:
+                try:
                     raw = transform(raw, str(where))
-                    if raw is None:
-                        outcome.skipped["dropped by cleaner_hooks.transform_record"] += 1
-                        continue
-                builder.add(where, raw)
-            out = builder.finish()
-            session_hook = self.hook("transform_session")
-            if session_hook is not None:
-                out = session_hook(out, {"key": job.key, "files": [str(f.path) for f in job.files]})
-            problems = self.validator.check_records(out)
-            errors = [p for p in problems if p.severity == "error"]
-            outcome.warnings = [f"line {p.line}: {p.rule}: {p.message}" for p in problems if p.severity != "error"]
-            if errors:
-                first = errors[0]
-                raise SessionFailed(
-                    f"output for {job.key} fails validation at record line {first.line}: {first.rule}: "
-                    f"{first.message} ({len(errors)} problem(s); nothing written)"
-                )
-            data, replaced = serialise(out)
-            if replaced:
-                builder.stats.repair("lone surrogates replaced by U+FFFD", replaced)
-            target = output_root / job.target
-            write_atomic(target, data)
-            outcome.output = str(job.target)
-            outcome.rows = len(out)
-        except SessionSkipped as exc:
-            outcome.skipped_session = str(exc)
-        except SessionFailed as exc:
-            outcome.error = str(exc)
-        except InputError as exc:
-            outcome.error = str(exc)
+                except Exception as exc:
+                    raise SessionFailed(
+                        f"{where}: cleaner_hooks.transform_record raised {exc.__class__.__name__}: {exc}; "
+                        "fix cleaner_hooks.py"
+                    ) from exc
+                if raw is None:
+                    session.outcome.skipped["dropped by cleaner_hooks.transform_record"] += 1
+                    return
+            session.builder.add(where, raw)
+        except (SessionFailed, SessionSkipped, InputError) as exc:
+            self._end(session, exc)
+
+    def _end(self, session: Session, exc: Exception) -> None:
+        session.done = True
+        if isinstance(exc, SessionSkipped):
+            session.outcome.skipped_session = str(exc)
+        else:
+            session.outcome.error = str(exc)
+
+    def finish(self, session: Session, output_root: Path) -> Outcome:
+        """Validate and write one session (unless it already failed); never raises for bad data."""
+        job, outcome, builder = session.job, session.outcome, session.builder
+        if not session.done:
+            try:
+                out = builder.finish()
+                session_hook = self.hook("transform_session")
+                if session_hook is not None:
+                    try:
+                        out = session_hook(out, {"key": job.key, "files": [str(f.path) for f in job.files]})
+                    except Exception as exc:
+                        raise SessionFailed(
+                            f"session {job.key}: cleaner_hooks.transform_session raised "
+                            f"{exc.__class__.__name__}: {exc}; fix cleaner_hooks.py"
+                        ) from exc
+                problems = self.validator.check_records(out)
+                errors = [p for p in problems if p.severity == "error"]
+                outcome.warnings = [
+                    (f"line {p.line}: " if p.line else "") + f"{p.rule}: {p.message}"
+                    for p in problems if p.severity != "error"
+                ]
+                if errors:
+                    first = errors[0]
+                    raise SessionFailed(
+                        f"output for {job.key} fails validation at record line {first.line}: {first.rule}: "
+                        f"{first.message} ({len(errors)} problem(s); nothing written)"
+                    )
+                data, replaced = serialise(out)
+                if replaced:
+                    builder.stats.repair("lone surrogates replaced by U+FFFD", replaced)
+                target = output_root / job.target
+                if target.resolve() in self.inputs:
+                    raise SessionFailed(
+                        f"{job.key}: its output {target} would overwrite an input file (nothing written); "
+                        "choose an --output outside --input"
+                    )
+                write_atomic(target, data)
+                outcome.output = str(job.target)
+                outcome.rows = len(out)
+            except (SessionFailed, SessionSkipped, InputError) as exc:
+                self._end(session, exc)
         outcome.skipped.update(builder.stats.skipped)
         for reason, where in builder.stats.examples.items():
             outcome.examples.setdefault(reason, where)
         outcome.repaired.update(builder.stats.repaired)
-        outcome.redactions.update(privacy.counts)
-        outcome.truncated = privacy.truncated
+        outcome.redactions.update(session.privacy.counts)
+        outcome.truncated = session.privacy.truncated
         return outcome
+
+    def clean(self, job: Job, output_root: Path) -> Outcome:
+        """Read, build, check and write one session of whole files; never raises for bad data."""
+        session = self.start(job)
+        try:
+            for item in job.files:
+                for where, raw in self.records_of(item, session.outcome):
+                    self.feed(session, where, raw)
+                    if session.done:
+                        break
+        except (SessionFailed, InputError) as exc:
+            self._end(session, exc)
+        return self.finish(session, output_root)
 
 
 def _jobs_by_file(files: list[InputFile]) -> list[Job]:
@@ -152,13 +223,20 @@ def _jobs_by_file(files: list[InputFile]) -> list[Job]:
     return jobs
 
 
-def _group_by_field(cleaner: Cleaner, files: list[InputFile], totals: Outcome) -> list[tuple[Job, list]]:
-    """Group records by the session field, across files, in order of first appearance."""
+def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
+                    progress: bool) -> list[Outcome]:
+    """Sessions grouped by the session field across files, in order of first appearance.
+
+    Each record is mapped into its session's builder as soon as it is read, so memory holds the
+    cleaned records of the open sessions, never the raw input. A file that cannot be read, or a
+    record without a session id (unless ``session.missing: skip``), stops the run before anything
+    is written: the sessions it touches would be incomplete.
+    """
     settings = cleaner.mapping["session"]
     paths = compile_paths(settings["field"])
-    groups: dict[str, tuple[Job, list]] = {}
-    for item in files:
-        try:
+    sessions: dict[str, Session] = {}
+    try:
+        for item in files:
             for where, raw in cleaner.records_of(item, totals):
                 value = first_present(raw, paths)
                 if not isinstance(value, (str, int)) or isinstance(value, bool) or value == "":
@@ -171,23 +249,29 @@ def _group_by_field(cleaner: Cleaner, files: list[InputFile], totals: Outcome) -
                         "or set session.missing: skip"
                     )
                 key = str(value)
-                if key not in groups:
+                session = sessions.get(key)
+                if session is None:
                     target = stem_for_key(item.rel.parent, key).with_suffix(".jsonl")
-                    groups[key] = (Job(key, [item], target), [])
-                job, records = groups[key]
-                if item not in job.files:
-                    job.files.append(item)
-                records.append((where, raw))
-        except (SessionFailed, InputError) as exc:
-            totals.error = str(exc)
-            return []
-    return list(groups.values())
+                    session = sessions[key] = cleaner.start(Job(key, [item], target))
+                elif item not in session.job.files:
+                    session.job.files.append(item)
+                cleaner.feed(session, where, raw)
+    except (SessionFailed, InputError) as exc:
+        totals.error = f"{exc} (the run stopped; nothing written)"
+        return []
+    outcomes = []
+    for n, session in enumerate(sessions.values(), 1):
+        outcomes.append(cleaner.finish(session, output))
+        if progress:
+            print(f"\r{n}/{len(sessions)} sessions", end="", file=sys.stderr)
+    return outcomes
 
 
 _WORKER: Cleaner | None = None
 
 
-def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None) -> None:
+def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None, limits: Limits,
+                 max_session_mb: float | None, inputs: set[Path]) -> None:
     global _WORKER
     hooks = None
     if hooks_path:
@@ -197,12 +281,27 @@ def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None) 
         if spec and spec.loader:
             hooks = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(hooks)
-    _WORKER = Cleaner(mapping, hooks, schema_arg, quiet=True)
+    _WORKER = Cleaner(mapping, hooks, schema_arg, quiet=True, limits=limits, max_session_mb=max_session_mb)
+    _WORKER.inputs = inputs
 
 
 def _work(job: Job, output_root: Path) -> Outcome:
     assert _WORKER is not None
     return _WORKER.clean(job, output_root)
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def build_parser(description: str) -> argparse.ArgumentParser:
@@ -220,7 +319,14 @@ def build_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--input", help="raw trace file or folder (folders are read recursively)")
     parser.add_argument("--output", help="folder for the trajectory-v1 .jsonl files (created if needed)")
     parser.add_argument("--schema", help="trajectory-v1 schema file (default: Lerim's data dir, else the bundled copy)")
-    parser.add_argument("--jobs", type=int, default=1, help="clean this many sessions in parallel (same bytes as 1)")
+    parser.add_argument("--jobs", type=_positive(int), default=1,
+                        help="clean this many sessions in parallel (same bytes as 1)")
+    parser.add_argument("--max-line-mb", type=_positive(float), default=MAX_LINE_MB, metavar="MB",
+                        help=f"longest JSONL line read; longer lines are skipped and counted (default {MAX_LINE_MB})")
+    parser.add_argument("--max-document-mb", type=_positive(float), default=MAX_DOCUMENT_MB, metavar="MB",
+                        help=f"largest JSON array/object file read, decompressed (default {MAX_DOCUMENT_MB})")
+    parser.add_argument("--max-session-mb", type=_positive(float), default=MAX_SESSION_MB, metavar="MB",
+                        help=f"largest cleaned session held in memory; larger ones fail (default {MAX_SESSION_MB})")
     parser.add_argument("--quiet", action="store_true", help="print only the summary's problems")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
     parser.add_argument("--agent-prompt", action="store_true", help="print the embedded coding-agent prompt and exit")
@@ -242,9 +348,8 @@ def _check_paths(args: argparse.Namespace) -> tuple[Path, Path]:
         raise UsageError(f"{args.output}: writing here would overwrite the input file; choose another --output")
     try:
         output.mkdir(parents=True, exist_ok=True)
-        probe = output / ".write-probe"
-        probe.write_bytes(b"")
-        probe.unlink()
+        with tempfile.TemporaryFile(dir=output):
+            pass
     except OSError as exc:
         raise UsageError(f"{args.output}: cannot write there ({exc.strerror or exc})") from exc
     return source, output
@@ -252,6 +357,9 @@ def _check_paths(args: argparse.Namespace) -> tuple[Path, Path]:
 
 def main(mapping: dict[str, Any], hooks: ModuleType | None = None, argv: list[str] | None = None,
          description: str = "", agent_prompt: Path | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # names and values may hold lone surrogates
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser(description)
     args = parser.parse_args(argv)
     try:
@@ -282,36 +390,48 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> i
     from .validate import SchemaError
 
     source, output = _check_paths(args)
+    limits = Limits.from_mb(args.max_line_mb, args.max_document_mb)
     try:
-        cleaner = Cleaner(mapping, hooks, args.schema, args.quiet)
+        cleaner = Cleaner(mapping, hooks, args.schema, args.quiet, limits, args.max_session_mb)
     except SchemaError as exc:
         raise UsageError(str(exc)) from exc
     print(f"schema: {cleaner.schema_path} ({cleaner.schema_origin})", file=sys.stderr)
     if getattr(cleaner.validator, "differs_from_bundled", False):
         print("notice: the schema on disk differs from the copy bundled with this cleaner", file=sys.stderr)
+    stale = remove_stale_temps(output)
+    if stale:
+        print(f"notice: removed {stale} temporary file(s) left in {args.output} by an interrupted run", file=sys.stderr)
     settings = cleaner.mapping
     exclude = output if output.resolve().is_relative_to(source.resolve()) and source.is_dir() else None
+    not_read: list[tuple[str, str]] = []
     try:
-        files = discover(args.input, settings["input"]["include"], exclude)
+        files = discover(args.input, settings["input"]["include"], exclude, not_read)
     except InputError as exc:
         raise UsageError(str(exc)) from exc
-    if not files:
-        raise UsageError(f"{args.input}: no input files match {settings['input']['include']} (check --input)")
     totals = Outcome("run")
     outcomes: list[Outcome] = []
+    for path, reason in not_read:
+        if reason.startswith("folder cannot be read"):
+            outcomes.append(Outcome(path, error=f"{path}: {reason}; fix its permissions or leave it out of --input"))
+        else:
+            totals.skipped[f"input entry not read: {reason}"] += 1
+            totals.examples.setdefault(f"input entry not read: {reason}", path)
+    if not files and not outcomes:
+        raise UsageError(f"{args.input}: no input files match {settings['input']['include']} (check --input)")
+    cleaner.inputs = {item.path.resolve() for item in files}
     progress = sys.stderr.isatty() and not args.quiet
     if settings["session"]["by"] == "field":
-        grouped = _group_by_field(cleaner, files, totals)
-        for n, (job, records) in enumerate(grouped, 1):
-            outcomes.append(cleaner.clean(job, output, records))
-            if progress:
-                print(f"\r{n}/{len(grouped)} sessions", end="", file=sys.stderr)
+        outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress))
     else:
         jobs = _jobs_by_file(files)
+        for job in jobs:
+            if (output / job.target).resolve() in cleaner.inputs:
+                raise UsageError(f"{args.output}: writing {output / job.target} would overwrite the input file "
+                                 f"{job.key}; choose an --output outside --input")
         if args.jobs > 1 and len(jobs) > 1:
             hooks_path = getattr(hooks, "__file__", None)
-            with ProcessPoolExecutor(args.jobs, initializer=_init_worker,
-                                     initargs=(mapping, hooks_path, args.schema)) as pool:
+            initargs = (mapping, hooks_path, args.schema, limits, args.max_session_mb, cleaner.inputs)
+            with ProcessPoolExecutor(args.jobs, initializer=_init_worker, initargs=initargs) as pool:
                 for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
                     outcomes.append(outcome)
                     if progress:

@@ -1,4 +1,11 @@
-"""Name output files and write them atomically: a reader never sees a half-written session."""
+"""Name output files and write them atomically: a reader never sees a half-written session.
+
+Each file is written to a hidden temporary file beside its target (``.<name>.<pid>-<random>.tmp``,
+ignored by Lerim, which reads only ``*.jsonl``), flushed to disk and renamed over the target, so
+the target holds either its previous bytes or its new bytes, never a mix, even if the process is
+killed. A run killed between writing and renaming leaves its temporary file behind; the next run
+removes such files once the process that wrote them is gone (``remove_stale_temps``).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +19,8 @@ from pathlib import Path
 _SUFFIXES = (".gz", ".jsonl", ".ndjson", ".json")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_TEMP = re.compile(r"\..+\.(?P<pid>[0-9]+)-[A-Za-z0-9_]+\.tmp")
+_MODE: list[int] = []
 
 
 def stem_for_file(rel: Path) -> Path:
@@ -50,12 +59,22 @@ def serialise(records: list[dict]) -> tuple[bytes, int]:
     return b"\n".join(lines) + b"\n", replaced
 
 
+def _file_mode() -> int:
+    """The mode a plainly created file gets under the current umask (mkstemp would give 0600)."""
+    if not _MODE:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        _MODE.append(0o666 & ~mask)
+    return _MODE[0]
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside ``path`` and rename it into place."""
+    """Write to a hidden temporary file beside ``path``, fsync it and rename it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), _file_mode())
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
@@ -66,3 +85,33 @@ def write_atomic(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_stale_temps(root: Path) -> int:
+    """Delete temporary files a killed run of this cleaner left under ``root``; returns how many.
+
+    Only files named as ``write_atomic`` names them, whose writing process no longer runs, are
+    touched: a concurrent run's temporary files and anything else in the folder are left alone.
+    """
+    removed = 0
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+        for name in files:
+            match = _TEMP.fullmatch(name)
+            if match and not _alive(int(match.group("pid"))):
+                try:
+                    os.unlink(os.path.join(folder, name))
+                    removed += 1
+                except OSError:
+                    pass
+    return removed
