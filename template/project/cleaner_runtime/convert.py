@@ -8,6 +8,7 @@ call/result linkage, timestamp derivation, privacy, and the record shapes of tra
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,8 @@ from .timestamps import TimestampError, from_mtime, to_iso, zone
 
 MISSING: Any = object()
 MAX_SESSION_MB = 512  # cleaned output of one session held in memory (--max-session-mb)
+PRECUT = 4  # strings longer than PRECUT x their truncation limit are cut before redaction
+_MARKER = re.compile(r"\[\.\.\. ([0-9]+) characters truncated \.\.\.\]")
 TEXT_ROLES = ("user", "assistant", "reasoning", "system", "observation")
 
 
@@ -212,13 +215,27 @@ class Privacy:
         return self.redactor.redact(text) if self.redactor is not None else text
 
     def text(self, text: str, *, tool: bool = False) -> str:
-        text = self.redact(text)
+        """Redact, then keep the head and tail of what is longer than the limit.
+
+        A string far longer than its limit (a pasted log, a base64 blob) is first cut to twice
+        the limit at each end, so that redaction, which costs time per character, never scans
+        the tens of megabytes truncation would drop anyway. The cut lies inside the part the
+        truncation removes, and the marker still counts every character removed.
+        """
         limit = self.tool_limit if tool else self.other_limit
-        if len(text) > limit:
+        cut = 0
+        if self.redactor is not None and len(text) > PRECUT * limit + 1024:
+            keep = PRECUT // 2 * limit
+            cut = len(text) - 2 * keep
+            text = text[:keep] + text[-keep:]
+        text = self.redact(text)
+        if len(text) > limit or cut:
             from .redact import truncate_head_tail
 
             self.truncated += 1
-            text = truncate_head_tail(text, limit)
+            text = truncate_head_tail(text, max(limit - 24, 1) if cut else limit)
+            if cut:
+                text = _MARKER.sub(lambda m: f"[... {int(m.group(1)) + cut} characters truncated ...]", text, count=1)
         return text
 
     def _value(self, value: Any) -> Any:
