@@ -1,0 +1,1055 @@
+"""Propose a complete mapping (docs/mapping.md) from the profile of sample raw traces.
+
+Why: the promise is a correct cleaner for a format nobody has described, without writing a
+mapping by hand. Every choice is a ``Decision`` with a confidence and one line of evidence, so
+a person (or ``new --yes``) can see what was inferred and why; choices below ``CONFIDENT`` are
+the ``questions``, offered with their candidates, never silently guessed.
+
+How: names are one signal (role and kind names are recognised in the many ways formats spell
+them), but structure decides: which fields a kind carries (text, a tool name with arguments, an
+output), which ids reappear in which other kind (tool linkage by value overlap), which record
+opens every session (a header), and what has no content at all (noise).
+
+Source name default: ``source=`` when given; else the harness when the format is one Letta reads
+natively (``pi``, ``openclaw``, ``claude-code``, ``codex``); else the nearest file or folder name
+of the inputs that is not a generic word (``input``, ``samples``, ``raw-traces``, dates and
+ids removed), lower-cased with hyphens; else ``custom-agent``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from generator.inspect import (
+    LIST,
+    MAX_BYTES,
+    Kind,
+    Profile,
+    dotted,
+    get,
+    mapping_path,
+    name_roles,
+    profile_paths,
+    session_key,
+    strong_roles,
+    words,
+)
+
+CONFIDENT = 0.8
+
+# Field names by what they usually hold (compared as lower_snake words).
+CONTENT_NAMES = ["content", "text", "message", "body", "msg", "utterance", "reply", "answer", "response", "output",
+                 "completion", "prompt", "question", "query", "input", "comment", "value", "transcript", "markdown",
+                 "result", "data", "description", "note", "parts", "contents", "message_text", "final_answer"]
+WEAK_TEXT = {"title", "name", "subject", "summary", "label", "status", "custom_type", "display_name", "username",
+             "user_name", "email", "url", "path", "file", "filename", "model", "error", "reason", "stop_reason"}
+TOOL_NAME_NAMES = ["tool_name", "tool", "function_name", "name", "function", "action", "tool_id", "skill",
+                   "operation", "command_name", "api", "endpoint", "step", "step_name", "action_name", "plugin"]
+ARGS_NAMES = ["args", "arguments", "tool_input", "input", "inputs", "parameters", "params", "tool_args", "kwargs",
+              "action_input", "arg", "payload", "request", "query", "command", "cmd", "code", "script", "url"]
+OUTPUT_NAMES = ["output", "tool_output", "result", "results", "observation", "outputs", "response", "stdout",
+                "return", "returns", "return_value", "content", "text", "data", "value", "body", "log", "logs",
+                "stderr", "answer", "summary"]
+CALL_ID_NAMES = ["call_id", "tool_call_id", "tool_use_id", "invocation_id", "action_id", "step_id", "id", "uuid",
+                 "request_id", "span_id", "run_id", "use_id"]
+OK_TRUE = {"success", "succeeded", "ok", "passed", "is_success"}
+OK_FALSE = {"is_error", "error", "failed", "failure", "has_error", "errored"}
+PARENTISH = {"parent", "prev", "previous", "reply", "root", "thread", "conversation", "session", "trace", "after",
+             "before", "source", "ref"}
+MEDIA = {"image", "img", "picture", "photo", "screenshot", "file", "document", "audio", "video", "attachment",
+         "image_url", "input_image", "input_file", "input_audio", "blob", "binary", "pdf"}
+GENERIC_NAMES = {"input", "inputs", "data", "raw", "raw-traces", "raw_traces", "traces", "trace", "samples", "sample",
+                 "logs", "log", "export", "exports", "dump", "sessions", "session", "records", "output", "events",
+                 "transcripts", "transcript", "runs", "run", "files", "jsonl", "json", "tmp", "temp", "fixtures",
+                 "fixture", "tests", "test", "examples", "example", "basic", "simple", "default", "case", "cases",
+                 "reference", "shared", "work", "home", "users", "user", "src", "var", "downloads", "desktop",
+                 "documents", "main", "history", "archive", "all", "new", "old", "chats", "chat", "conversations",
+                 "messages", "dataset", "corpus", "upstream-fixtures", "raw-samples", "ndjson", "gz", "part", "day"}
+PROFILE_WORDS = {
+    "coding": {"cwd", "git", "branch", "repo", "commit", "diff", "patch", "bash", "shell", "exec", "read_file",
+               "write_file", "edit", "pytest", "file_path", "filepath", "grep", "apply_patch", "code", "workspace"},
+    "support": {"ticket", "customer", "refund", "order", "account", "csat", "escalation", "escalate", "requester",
+                "helpdesk", "support", "billing", "subscription", "renewal", "macro", "zendesk", "intercom"},
+    "research": {"search", "paper", "papers", "citation", "citations", "arxiv", "browse", "web_search", "sources",
+                 "research", "pubmed", "scholar", "fetch_url", "bibliography", "findings", "hypothesis"},
+    "ops": {"incident", "deploy", "deployment", "pipeline", "job", "build", "alert", "runbook", "pod", "k8s",
+            "kubectl", "ci", "stage", "step", "runner", "oncall", "pager", "rollback", "cluster", "workflow"},
+    "compliance": {"audit", "policy", "control", "controls", "evidence", "regulation", "compliance", "gdpr", "sox",
+                   "attestation", "risk"},
+}
+# Harness conventions of Letta's native adapters (their own names, and what they drop).
+NATIVE_RULES = {
+    "pi": {
+        "roles": {"bashExecution": "skip", "custom_message": "skip", "custom": "skip"},
+        "bookkeeping": ["session_info", "model_change", "thinking_level_change", "custom_message", "custom", "label",
+                        "compaction", "branch_summary"],
+        "why": "Letta's {source} adapter drops it (bookkeeping or a user shell command not sent to the model)",
+        "blocks": {"text": {"as": "text", "field": "text"}, "thinking": {"as": "reasoning", "field": "thinking"},
+                   "toolCall": {"as": "tool_call", "call_id": "id", "tool_name": "name", "args": "arguments"},
+                   "image": {"as": "placeholder", "text": "[image]"}},
+    },
+}
+NATIVE_RULES["openclaw"] = NATIVE_RULES["pi"]
+
+
+def norm(key: Any) -> str:
+    return "_".join(words(str(key)))
+
+
+@dataclass
+class Decision:
+    key: str  # e.g. "session.by", "kinds[type=message,message.role=user].role", "timestamps.format"
+    value: Any
+    confidence: float  # 0..1; >= CONFIDENT (0.8) means 'sure'
+    evidence: str  # one line, privacy-safe
+    candidates: list = field(default_factory=list)  # alternatives for questions (values), best first
+
+    @property
+    def sure(self) -> bool:
+        return self.confidence >= CONFIDENT
+
+    def to_dict(self) -> dict:
+        return {"key": self.key, "value": self.value, "confidence": round(self.confidence, 2),
+                "evidence": self.evidence, "candidates": self.candidates}
+
+
+@dataclass
+class Inference:
+    mapping: dict  # complete mapping (valid against generator/mapping.schema.json)
+    decisions: list[Decision]
+    questions: list[Decision]  # the decisions below CONFIDENT; empty when everything is sure
+    profile: Profile
+    native_source: str | None  # e.g. "pi" when Letta supports the format natively
+
+    def to_dict(self) -> dict:
+        return {
+            "mapping": self.mapping,
+            "decisions": [d.to_dict() for d in self.decisions],
+            "questions": [d.to_dict() for d in self.questions],
+            "native_source": self.native_source,
+        }
+
+
+@dataclass
+class FieldFact:
+    """One path of a kind's (or block type's) records, with what it looks like."""
+
+    path: tuple
+    fill: float
+    type: str
+    prose: float
+    tokenish: bool
+    avg_len: float
+    json_object: float
+    name: str
+
+    @property
+    def scalar_text(self) -> bool:
+        return self.type == "string"
+
+
+def field_facts(stats: dict, count: int, blocks_paths: list) -> list[FieldFact]:
+    out = []
+    for path, st in stats.items():
+        if LIST in path or not st.records or len(path) > 4:
+            continue
+        if any(path[: len(bp)] == bp and len(path) > len(bp) for bp in blocks_paths):
+            continue
+        out.append(FieldFact(path, st.records / max(1, count), st.main_type, st.prose, st.tokenish, st.avg_len,
+                             st.str_json_object / st.str_count if st.str_count else 0.0, norm(path[-1])))
+    return out
+
+
+def pick(facts: list[FieldFact], names: list[str], *, types: tuple = (), exclude: set = frozenset(),
+         min_fill: float = 0.3) -> FieldFact | None:
+    """The field whose own name is earliest in ``names`` (then fuller, then shallower)."""
+    best = None
+    for f in facts:
+        if f.path in exclude or f.fill < min_fill or (types and f.type not in types):
+            continue
+        flat = f.name.replace("_", "")
+        rank = next((i for i, n in enumerate(names) if f.name == n or flat == n.replace("_", "")), None)
+        if rank is None:
+            continue
+        key = (rank, -f.fill, len(f.path))
+        if best is None or key < best[0]:
+            best = (key, f)
+    return best[1] if best else None
+
+
+@dataclass
+class KindPlan:
+    kind: Kind
+    role: str = "skip"
+    confidence: float = 0.5
+    evidence: str = ""
+    candidates: list = field(default_factory=list)
+    content: list = field(default_factory=list)
+    content_conf: float = 0.9
+    content_evidence: str = ""
+    content_candidates: list = field(default_factory=list)
+    tool_name: tuple | None = None
+    args: tuple | None = None
+    args_key: str | None = None
+    call_id: tuple | None = None
+    output: list = field(default_factory=list)
+    result_link: tuple | None = None
+    ok: dict | None = None
+    has_extra: list = field(default_factory=list)
+    text_fields: list = field(default_factory=list)
+
+
+class Inferrer:
+    """One inference run over a profile; ``answers`` force decisions (key -> value)."""
+
+    def __init__(self, profile: Profile, source: str | None, answers: dict | None):
+        self.p = profile
+        self.source_arg = source
+        self.answers = dict(answers or {})
+        self.decisions: list[Decision] = []
+        self.native = profile.native
+        self.native_rules = NATIVE_RULES.get(self.native.source) if self.native else None
+        self.block_plans: dict[str, dict] = {}
+        self.call_sites: set[str] = set()
+
+    # -- decisions -------------------------------------------------------------------------------
+    def decide(self, key: str, value: Any, confidence: float, evidence: str, candidates: list | None = None) -> Any:
+        if key in self.answers:
+            value = self.answers[key]
+            confidence, evidence = 1.0, f"answered ({evidence})" if evidence else "answered"
+        cands = [c for c in (candidates or []) if c != value]
+        if confidence < CONFIDENT:
+            cands = [value, *cands]
+        self.decisions.append(Decision(key, value, round(confidence, 2), evidence, cands))
+        return value
+
+    # -- whole mapping ---------------------------------------------------------------------------
+    def run(self) -> Inference:
+        p = self.p
+        mapping: dict[str, Any] = {"mapping_version": 1}
+        mapping["source"] = self.source()
+        mapping["input"] = self.input()
+        mapping["session"] = self.session()
+        self.plans = [self.plan_kind(k) for k in p.kinds]
+        self.blocks_section = self.blocks()
+        self.resolve_tools()
+        for plan in self.plans:
+            self.finish_role(plan)
+        mapping["timestamps"] = self.timestamps()
+        mapping["meta"] = self.meta()
+        mapping["kinds"] = self.kinds_section()
+        mapping["unknown_kinds"] = self.decide("unknown_kinds", "fail", 0.9,
+                                               "kinds not seen in the samples fail loudly rather than vanish")
+        mapping["blocks"] = self.blocks_section
+        mapping["tools"] = self.tools()
+        mapping["sessions"] = {"without_user": "keep", "without_assistant": "keep"}
+        mapping["privacy"] = {"redact": True, "personal_data": False, "drop_fields": [], "extra_patterns": {},
+                              "allowlist": [], "truncate": {"tool": 20000, "other": 50000}}
+        mapping["source_profile"] = self.source_profile(mapping)
+        ordered = {k: mapping[k] for k in ("mapping_version", "source", "source_profile", "input", "session",
+                                           "timestamps", "meta", "kinds", "unknown_kinds", "blocks", "tools",
+                                           "sessions", "privacy")}
+        questions = [d for d in self.decisions if d.confidence < CONFIDENT]
+        return Inference(ordered, self.decisions, questions, p, self.native.source if self.native else None)
+
+    # -- source ----------------------------------------------------------------------------------
+    def source(self) -> str:
+        if self.source_arg:
+            return self.decide("source", self.source_arg, 1.0, "given with --source")
+        if self.native:
+            return self.decide("source", self.native.source, 0.9, f"a {self.native.source} session format: "
+                               f"{self.native.evidence}")
+        name, where = derive_source(self.p.inputs)
+        if name:
+            return self.decide("source", name, 0.85, f"from the {where} name `{name}`; any non-empty name works")
+        return self.decide("source", "custom-agent", 0.8, "no telling file or folder name; a placeholder name")
+
+    def source_profile(self, mapping: dict) -> str:
+        bag: Counter = Counter()
+        for path in self.p.stats:
+            for w in words(dotted(path)):
+                bag[w] += 1
+            bag["_".join(words(str(path[-1])))] += 1
+        for kind in self.p.kinds:
+            for v in kind.names():
+                bag.update(words(v))
+                bag["_".join(words(v))] += 1
+        for plan in self.plans:
+            if plan.tool_name:
+                for rec in plan.kind.recs[:200]:
+                    value = get(rec.data, plan.tool_name)
+                    if isinstance(value, str):
+                        bag["_".join(words(value))] += 1
+        for bt in self.p.blocks.types.values():
+            stat = bt.stats.get(("name",))
+            if stat:
+                for v in stat.values:
+                    if isinstance(v, str):
+                        bag["_".join(words(v))] += 1
+        bag.update(words(mapping["source"]))
+        scores = {name: sum(1 for w in vocab if bag[w]) for name, vocab in PROFILE_WORDS.items()}
+        best = max(scores, key=lambda k: scores[k])
+        if scores[best] >= 2 and sorted(scores.values())[-2] < scores[best]:
+            hits = sorted(w for w in PROFILE_WORDS[best] if bag[w])[:5]
+            return self.decide("source_profile", best, 0.85, f"names in the samples: {', '.join(hits)}")
+        return self.decide("source_profile", "generic", 0.8, "no clear domain vocabulary; the generic profile")
+
+    # -- input -----------------------------------------------------------------------------------
+    def input(self) -> dict:
+        files = [f for f in self.p.files if f.container in ("jsonl", "json_array", "json_object")]
+        containers = Counter(f.container + (" (gzip)" if f.compressed else "") for f in files)
+        out: dict[str, Any] = {"container": "auto", "records_path": None}
+        self.decide("input.container", "auto", 0.95, "containers in the samples: " + (", ".join(
+            f"{k} x{v}" for k, v in containers.most_common()) or "none readable") + "; auto-detected per file")
+        objects = [f for f in files if f.container == "json_object"]
+        if objects:
+            paths = Counter(f.records_path for f in objects)
+            best, _ = paths.most_common(1)[0]
+            choices = {c for f in objects for c in f.records_path_choices}
+            auto_ok = len(best) == 1 and all(len(f.records_path_choices) == 1 for f in objects)
+            value = None if auto_ok else mapping_path(best)
+            if auto_ok:
+                conf, evidence = 0.95, f"each JSON object holds one record list (`{dotted(best)}`), found automatically"
+            elif len(paths) == 1 and len(choices) == 1:
+                conf, evidence = 0.9, f"the record list is at `{dotted(best)}` in every JSON object"
+            else:
+                conf = 0.6
+                evidence = f"several lists of objects ({', '.join(dotted(c) for c in sorted(choices, key=dotted))}); " \
+                           f"`{dotted(best)}` is the longest"
+            out["records_path"] = self.decide("input.records_path", value, conf, evidence,
+                                              [mapping_path(c) for c in choices if c != best])
+        out["include"] = self.include()
+        bad = sum(f.bad_count for f in self.p.files)
+        out["invalid_lines"] = self.decide(
+            "input.invalid_lines", "skip", 0.9,
+            f"{bad} torn or invalid line(s) in the samples; skipped and reported with file and line" if bad
+            else "no invalid lines in the samples; a torn line would be skipped and reported")
+        return out
+
+    def include(self) -> list:
+        default = ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "*.ndjson.gz"]
+        extra = []
+        for f in self.p.files:
+            if f.container not in ("jsonl", "json_array", "json_object"):
+                continue
+            name = Path(f.path).name.lower()
+            if not any(re.fullmatch(pattern.replace(".", r"\.").replace("*", ".*"), name) for pattern in default):
+                suffixes = "".join(Path(name).suffixes[-2:]) if name.endswith(".gz") else Path(name).suffix
+                pattern = f"*{suffixes}" if suffixes else name
+                if pattern not in extra:
+                    extra.append(pattern)
+        evidence = "the usual JSON file names" if not extra else f"the samples also use {', '.join(extra)}"
+        return self.decide("input.include", default + extra, 0.9, evidence)
+
+    # -- sessions --------------------------------------------------------------------------------
+    def session(self) -> dict:
+        s = self.p.session
+        if s.by == "file":
+            self.decide("session.by", "file", 0.9, s.evidence + "; each file is one session")
+            return {"by": "file", "field": None, "missing": "fail"}
+        grouping = [c for c in s.candidates if c["per_file_max"] > 1 or c["across_files"]]
+        conf = 0.9
+        alternatives = [c["path"] for c in grouping[1:]]
+        if len(grouping) > 1 and grouping[1]["rank"] == grouping[0]["rank"] and not self._nested(grouping[0],
+                                                                                                  grouping[1]):
+            conf = 0.6
+        self.decide("session.by", "field", 0.9, s.evidence)
+        path = self.decide("session.field", mapping_path(s.path), conf, s.evidence,
+                           [mapping_path(tuple(a.split("."))) for a in alternatives])
+        missing_recs = [r for r in self.p.recs if get(r.data, s.path) is None]
+        if not missing_recs:
+            missing = self.decide("session.missing", "fail", 0.9, "every sampled record carries the session id")
+        else:
+            share = len(missing_recs) / max(1, len(self.p.recs))
+            missing = self.decide("session.missing", "skip", 0.85 if share < 0.2 else 0.6,
+                                  f"{len(missing_recs)} sampled record(s) ({share:.0%}) carry no session id; "
+                                  "they are skipped and counted", ["fail"])
+        return {"by": "field", "field": path, "missing": missing}
+
+    def _nested(self, a: dict, b: dict) -> bool:
+        """Whether one grouping field's values always sit within one value of the other."""
+        pa, pb = tuple(a["path"].split(".")), tuple(b["path"].split("."))
+        seen: dict = {}
+        for rec in self.p.recs:
+            va, vb = get(rec.data, pa), get(rec.data, pb)
+            if va is None or vb is None:
+                continue
+            if seen.setdefault(vb, va) != va:
+                return False
+        return True
+
+    # -- kinds -----------------------------------------------------------------------------------
+    def facts(self, kind: Kind) -> list[FieldFact]:
+        return field_facts(kind.stats, kind.count, self.p.blocks.paths)
+
+    def discriminators(self, kind: Kind) -> set:
+        return {path for path, _ in kind.match}
+
+    def plan_kind(self, kind: Kind) -> KindPlan:
+        """What each kind's fields are (text, tool name, arguments, id, output), before roles."""
+        plan = KindPlan(kind)
+        facts = self.facts(kind)
+        taken = self.discriminators(kind) | ({self.p.session.path} if self.p.session.path else set())
+        times = {t.path for t in self.p.times}
+        usable = [f for f in facts if f.path not in taken and f.path not in times]
+        plan.text_fields = self.text_candidates(kind, usable)
+        name = pick(usable, TOOL_NAME_NAMES, types=("string",), min_fill=0.8)
+        if name and not self.p.stats[name.path].tokenish:
+            name = None
+        plan.tool_name = name.path if name else None
+        exclude = {plan.tool_name} if plan.tool_name else set()
+        args = pick(usable, ARGS_NAMES, types=("object", "string"), exclude=exclude, min_fill=0.5)
+        if args and args.type == "string" and args.json_object < 0.5 and args.name not in (
+                "args", "arguments", "input", "tool_input", "parameters", "params", "command", "cmd", "query",
+                "code", "script", "url"):
+            args = None
+        plan.args = args.path if args else None
+        if args and args.type == "string" and args.json_object < 0.5:
+            plan.args_key = str(args.path[-1]) if args.name not in ("args", "arguments") else None
+        exclude |= {plan.args} if plan.args else set()
+        cid = pick(usable, CALL_ID_NAMES, types=("string", "int"), exclude=exclude, min_fill=0.8)
+        plan.call_id = cid.path if cid else None
+        exclude |= {plan.call_id} if plan.call_id else set()
+        outs = [f for f in usable if f.fill >= 0.3 and not any(f.path[: len(e)] == e for e in exclude) and (
+            f.name in OUTPUT_NAMES or f.name.replace("_", "") in {n.replace("_", "") for n in OUTPUT_NAMES})
+            and f.type in ("string", "object", "array")]
+        outs.sort(key=lambda f: (OUTPUT_NAMES.index(f.name) if f.name in OUTPUT_NAMES else 99, -f.fill))
+        # an object holding one text field is read at that field (outputs.output)
+        plan.output = [f.path for f in outs if not any(o.path == f.path[: len(o.path)] and o is not f for o in outs)]
+        plan.ok = self.ok_field(usable)
+        return plan
+
+    def text_candidates(self, kind: Kind, facts: list[FieldFact]) -> list[tuple[float, tuple, str]]:
+        """(score, path, why) for fields that could be the text of a kind, best first."""
+        out = []
+        blocks = [bp for bp in self.p.blocks.paths if kind.stats.get(bp) and kind.stats[bp].records]
+        for bp in blocks:
+            fill = kind.stats[bp].records / kind.count
+            out.append((2.0 + fill, bp, "a list of typed content blocks"))
+        for f in facts:
+            if f.type != "string" or f.name in WEAK_TEXT or f.fill < 0.2:
+                continue
+            named = f.name in CONTENT_NAMES or f.name.replace("_", "") in CONTENT_NAMES
+            if not named and f.prose < 0.35:
+                continue
+            score = f.fill * (1.0 + (0.6 if named else 0.0)) * (0.5 + min(f.prose, 1.0)) - 0.02 * len(f.path)
+            if f.tokenish and not named:
+                continue
+            out.append((score, f.path, "named like text" if named else "prose"))
+        out.sort(key=lambda t: -t[0])
+        return out
+
+    def ok_field(self, facts: list[FieldFact]) -> dict | None:
+        for f in facts:
+            if f.type != "bool" or f.fill < 0.5:
+                continue
+            if f.name in OK_FALSE or f.name.replace("_", "") in {n.replace("_", "") for n in OK_FALSE}:
+                return {"path": mapping_path(f.path), "negate": True}
+            if f.name in OK_TRUE or f.name.replace("_", "") in {n.replace("_", "") for n in OK_TRUE}:
+                return {"path": mapping_path(f.path), "negate": False}
+        return None
+
+    # -- blocks ----------------------------------------------------------------------------------
+    def blocks(self) -> dict:
+        b = self.p.blocks
+        if not b.type_field:
+            return {"type_field": "type", "types": {}, "unknown": "fail"}
+        self.decide("blocks.type_field", mapping_path(b.type_field), 0.9,
+                    f"lists of objects at {', '.join('`' + dotted(p) + '`' for p in b.paths)} carry "
+                    f"`{dotted(b.type_field)}`")
+        types = {}
+        for name, bt in b.types.items():
+            spec, conf, evidence, cands = self.plan_block(name, bt)
+            chosen = self.decide(f"blocks.types[{name}].as", spec["as"], conf, evidence, cands)
+            if chosen != spec["as"]:
+                spec = self.block_spec_as(name, bt, chosen)
+            types[name] = spec
+            self.block_plans[name] = spec
+            if spec["as"] == "tool_call":
+                self.call_sites.add(f"block:{name}")
+        if self.native_rules and b.type_field == ("type",):
+            for name, spec in self.native_rules.get("blocks", {}).items():
+                if name not in types:
+                    types[name] = dict(spec)
+                    self.decide(f"blocks.types[{name}].as", spec["as"], 0.9,
+                                f"not in the samples; {self.native.source} sessions use it")
+        return {"type_field": mapping_path(b.type_field), "types": types, "unknown": "fail"}
+
+    def plan_block(self, name: str, bt) -> tuple[dict, float, str, list]:
+        facts = field_facts(bt.stats, bt.count, [])
+        facts = [f for f in facts if f.path != self.p.blocks.type_field]
+        roles = name_roles(name)
+        ws = set(words(name))
+        tname = pick(facts, TOOL_NAME_NAMES, types=("string",), min_fill=0.8)
+        args = pick(facts, ARGS_NAMES, types=("object", "string"), min_fill=0.5,
+                    exclude={tname.path} if tname else set())
+        text = pick(facts, ["text", "content", "value", "thinking", "reasoning", "output", "result", "summary"],
+                    types=("string", "array", "object"), min_fill=0.5)
+        linked_to = [lk for lk in self.p.links if lk.target == f"block:{name}" and not self.parentish(lk.target_path)]
+        n = f"{bt.count} `{name}` block(s)"
+        if tname and (args or "tool_call" in roles):
+            spec = self.block_spec_as(name, bt, "tool_call")
+            return spec, 0.95, f"{n} with a tool name `{dotted(tname.path)}`" + (
+                f" and arguments `{dotted(args.path)}`" if args else ""), ["skip"]
+        if linked_to:
+            spec = self.block_spec_as(name, bt, "tool_result")
+            return spec, 0.95, f"{n} whose `{dotted(linked_to[0].target_path)}` values are ids of earlier calls", [
+                "skip"]
+        if "reasoning" in roles[:1]:
+            spec = self.block_spec_as(name, bt, "reasoning")
+            if spec["as"] == "reasoning":
+                return spec, 0.9, f"{n} named like reasoning, text in `{spec['field']}`", ["skip"]
+            return spec, 0.85, f"{n} named like reasoning but with no readable text (opaque data)", ["reasoning"]
+        if "tool_result" in strong_roles(name):
+            spec = self.block_spec_as(name, bt, "tool_result")
+            return spec, 0.9, f"{n} named like a tool result, no ids linking them: the oldest waiting call", ["skip"]
+        if text and text.type == "string" and (text.prose > 0.1 or "text" in ws or text.name == "text"):
+            return self.block_spec_as(name, bt, "text"), 0.9, f"{n} with text in `{dotted(text.path)}`", ["skip"]
+        if ws & MEDIA or norm(name) in MEDIA:
+            word = next((w for w in ("image", "audio", "video", "file", "document") if w in ws or w in name.lower()),
+                        "attachment")
+            return {"as": "placeholder", "text": f"[{word}]"}, 0.9, f"{n}: media, kept as a `[{word}]` placeholder", [
+                "skip"]
+        if text and text.type == "string":
+            return self.block_spec_as(name, bt, "text"), 0.7, f"{n}: text in `{dotted(text.path)}`?", ["skip"]
+        return {"as": "skip"}, 0.7, f"{n} with no text and no tool fields", ["text", "placeholder"]
+
+    def block_spec_as(self, name: str, bt, role: str) -> dict:
+        facts = [f for f in field_facts(bt.stats, bt.count, []) if f.path != self.p.blocks.type_field]
+        if role == "tool_call":
+            tname = pick(facts, TOOL_NAME_NAMES, types=("string",), min_fill=0.5)
+            args = pick(facts, ARGS_NAMES, types=("object", "string"), min_fill=0.3,
+                        exclude={tname.path} if tname else set())
+            cid = pick(facts, CALL_ID_NAMES, types=("string", "int"), min_fill=0.5)
+            spec: dict[str, Any] = {"as": "tool_call"}
+            if cid:
+                spec["call_id"] = mapping_path(cid.path)
+            spec["tool_name"] = mapping_path(tname.path) if tname else mapping_path((next(
+                (f.path for f in facts if f.type == "string"), ("name",))))
+            if args:
+                spec["args"] = mapping_path(args.path)
+            return spec
+        if role == "tool_result":
+            content = pick(facts, ["content", "output", "result", "text", "results", "value", "data", "body"],
+                           types=("string", "array", "object"), min_fill=0.3)
+            spec = {"as": "tool_result", "content": mapping_path(content.path if content else ("content",))}
+            links = [lk for lk in self.p.links if lk.target == f"block:{name}" and not self.parentish(lk.target_path)]
+            link = links[0].target_path if links else None
+            if link is None:
+                ref = pick(facts, ["tool_use_id", "tool_call_id", "call_id", "toolcallid", "id"],
+                           types=("string", "int"), min_fill=0.5)
+                link = ref.path if ref else None
+            if link:
+                spec["result_link"] = mapping_path(link)
+            ok = self.ok_field(facts)
+            if ok:
+                spec["ok"] = ok
+            return spec
+        if role in ("reasoning", "text"):
+            names = ["thinking", "reasoning", "text", "content", "summary", "value"] if role == "reasoning" else [
+                "text", "content", "value", "output", "result"]
+            text = pick(facts, names, types=("string", "array"), min_fill=0.3)
+            if text is None or (role == "reasoning" and text.type == "string" and text.prose < 0.05
+                                and text.tokenish):
+                return {"as": "skip"}
+            return {"as": role, "field": mapping_path(text.path)}
+        if role == "placeholder":
+            return {"as": "placeholder", "text": f"[{norm(name) or 'block'}]"}
+        return {"as": "skip"}
+
+    # -- roles -----------------------------------------------------------------------------------
+    def parentish(self, path: tuple) -> bool:
+        ws = set(words(str(path[-1])))
+        return bool(ws & PARENTISH) and not ws & {"call", "tool", "use", "invocation", "function"}
+
+    def is_header(self, plan: KindPlan) -> bool:
+        k = plan.kind
+        sessions = self.p.session.sessions or 1
+        return k.per_session_max == 1 and k.first_in_session == k.count and k.count >= min(sessions, 1)
+
+    def named(self, plan: KindPlan) -> list[str]:
+        return plan.kind.hints
+
+    def resolve_tools(self) -> None:
+        """Kinds that are tool calls (structure), so that links from their ids find results."""
+        for plan in self.plans:
+            if plan.tool_name and (plan.args or plan.call_id or "tool_call" in self.named(plan)) and not (
+                    plan.text_fields and plan.text_fields[0][2] == "a list of typed content blocks"):
+                self.call_sites.add(f"kind:{plan.kind.key}")
+
+    def result_link(self, plan: KindPlan) -> tuple[tuple, Any] | None:
+        for link in self.p.links:
+            if link.target != f"kind:{plan.kind.key}" or link.source not in self.call_sites:
+                continue
+            if self.parentish(link.target_path) or link.target_path == plan.call_id and link.source == link.target:
+                continue
+            return link.target_path, link
+        return None
+
+    def finish_role(self, plan: KindPlan) -> None:
+        k = plan.kind
+        names = self.named(plan)
+        key = f"kinds[{k.key}].role"
+        n = f"{k.count} record(s)"
+        native_role = None
+        if self.native_rules:
+            for value in k.names():
+                if value in self.native_rules["roles"]:
+                    native_role = self.native_rules["roles"][value]
+        if native_role:
+            plan.role, plan.confidence = native_role, 0.95
+            plan.evidence = self.native_rules["why"].format(source=self.native.source)
+            plan.candidates = []
+            self.set_role(plan, key)
+            return
+        texts = plan.text_fields
+        is_call_site = f"kind:{k.key}" in self.call_sites
+        link = self.result_link(plan)
+        if is_call_site and plan.output and plan.output[0] not in (plan.args,) and not link:
+            plan.role, plan.confidence = "tool_exchange", 0.9
+            plan.evidence = (f"{n} carry a tool name `{dotted(plan.tool_name)}`"
+                             + (f", arguments `{dotted(plan.args)}`" if plan.args else "")
+                             + f" and the output `{dotted(plan.output[0])}` together")
+            plan.candidates = ["tool_call", "skip"]
+        elif is_call_site:
+            plan.role, plan.confidence = "tool_call", 0.9
+            refs = [lk for lk in self.p.links if lk.source == f"kind:{k.key}"]
+            plan.evidence = f"{n} carry a tool name `{dotted(plan.tool_name)}`" + (
+                f" and arguments `{dotted(plan.args)}`" if plan.args else "") + (
+                f"; their `{dotted(refs[0].source_path)}` values reappear in {refs[0].target}" if refs else "")
+            plan.candidates = ["tool_exchange", "skip"]
+        elif link:
+            plan.result_link = link[0]
+            lk = link[1]
+            plan.role, plan.confidence = "tool_result", 0.95
+            plan.evidence = (f"{n}: {lk.overlap:.0%} of `{dotted(lk.target_path)}` values are ids of earlier "
+                             f"{lk.source} `{dotted(lk.source_path)}` tool calls")
+            plan.candidates = ["skip"]
+        elif "tool_result" in names[:1] and (plan.output or texts) and not (
+                texts and texts[0][2] == "a list of typed content blocks" and "user" in names):
+            plan.role, plan.confidence = "tool_result", 0.85
+            plan.evidence = f"{n} named like a tool result with output in `{dotted((plan.output or [texts[0][1]])[0])}`; " \
+                            "no ids: each is linked to the oldest unanswered call"
+            plan.candidates = ["observation", "skip"]
+        elif self.is_header(plan) and ("meta" in names or not names) and not self.content_named(texts):
+            plan.role, plan.confidence = "meta", 0.9
+            plan.evidence = f"{n}, each the first record of its session, with no message text: a session header"
+            plan.candidates = ["skip"]
+        elif not texts and not plan.output:
+            sounds = f" (named like {names[0]})" if names and names[0] == "skip" else ""
+            plan.role, plan.confidence = "skip", 0.9 if sounds else 0.85
+            plan.evidence = f"{n} with no text or tool fields{sounds}: bookkeeping, skipped and counted"
+            plan.candidates = ["meta"]
+        elif names and names[0] == "skip":
+            plan.role, plan.confidence = "skip", 0.85
+            plan.evidence = f"{n} named like {', '.join(k.names()[:1])}: noise, skipped and counted"
+            plan.candidates = ["user", "assistant"]
+        elif names and names[0] == "system":
+            plan.role, plan.confidence = "skip", 0.85
+            plan.evidence = f"{n} named like a system prompt: omitted, as Letta's normalizer does by default"
+            plan.candidates = ["user"]
+        elif names and names[0] in ("user", "assistant", "reasoning") and (texts or plan.output):
+            plan.role, plan.confidence = names[0], 0.9
+            plan.evidence = f"{n} named like {names[0]} (`{k.names()[0] if k.names() else k.key}`)"
+            plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != names[0]]
+        elif texts and self.tool_shaped_without_name(plan):
+            plan.role, plan.confidence = "tool_exchange", 0.82
+            plan.tool_name = self.kind_name_path(plan)
+            plan.evidence = (f"{n} hold an input `{dotted(plan.args)}` and an output `{dotted(plan.output[0])}`; "
+                             f"the tool is named by `{dotted(plan.tool_name)}`")
+            plan.candidates = ["assistant", "skip"]
+        else:
+            guess, why = self.guess_text_role(plan)
+            plan.role, plan.confidence = guess, 0.55
+            plan.evidence = f"{n} with text in `{dotted(texts[0][1]) if texts else '?'}` but no role name: {why}"
+            plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != guess]
+        self.set_role(plan, key)
+
+    def content_named(self, texts: list) -> bool:
+        return any(str(p[-1]).lower() in ("content", "text", "message", "body", "prompt") for _, p, _ in texts[:1])
+
+    def tool_shaped_without_name(self, plan: KindPlan) -> bool:
+        return bool(plan.args and plan.output and plan.output[0] != plan.args and plan.kind.match)
+
+    def kind_name_path(self, plan: KindPlan) -> tuple:
+        return plan.kind.match[-1][0]
+
+    def guess_text_role(self, plan: KindPlan) -> tuple[str, str]:
+        model = any(norm(p[-1]) in ("model", "model_name", "model_id") for p in plan.kind.stats)
+        if model:
+            return "assistant", "it carries a model name"
+        return "user", "cannot tell who wrote it"
+
+    def set_role(self, plan: KindPlan, key: str) -> None:
+        role = self.decide(key, plan.role, plan.confidence, plan.evidence, plan.candidates)
+        if role != plan.role:
+            plan.role = role
+            if role == "tool_exchange" and not plan.tool_name:
+                plan.tool_name = self.kind_name_path(plan) if plan.kind.match else None
+        self.content(plan)
+
+    def content(self, plan: KindPlan) -> None:
+        """The content paths of a kind whose role needs them, with the order that loses least."""
+        role = plan.role
+        k = plan.kind
+        if role in ("skip", "meta", "tool_call"):
+            return
+        if role in ("tool_result", "tool_exchange"):
+            paths = list(plan.output) or [p for _, p, _ in plan.text_fields[:1]]
+            if role == "tool_result" and not plan.output and plan.text_fields:
+                paths = [plan.text_fields[0][1]]
+            if not paths:
+                paths = [("content",)]
+            plan.content = paths[:2]
+            self.decide(f"kinds[{k.key}].content", [mapping_path(p) for p in plan.content], 0.9,
+                        f"output in `{dotted(plan.content[0])}`")
+            return
+        cands = plan.text_fields
+        if not cands:
+            plan.content = [plan.output[0]] if plan.output else [("content",)]
+            self.decide(f"kinds[{k.key}].content", [mapping_path(p) for p in plan.content], 0.6,
+                        "no text field found")
+            return
+        best = cands[0]
+        chosen = [best[1]]
+        conf = 0.9
+        evidence = f"`{dotted(best[1])}`: {best[2]}, in {k.stats[best[1]].records}/{k.count} record(s)"
+        others = [c for c in cands[1:] if c[1] != best[1]]
+        if others:
+            second = others[0]
+            both = self.both_filled(k, best[1], second[1])
+            fills_gap = self.fills_gap(k, best[1], second[1])
+            if both and second[0] >= 0.8 * best[0] and best[2] == second[2]:
+                conf = 0.6
+                evidence += f"; `{dotted(second[1])}` holds text in the same records"
+            elif fills_gap:
+                order, lost = self.order_paths(k, best[1], second[1])
+                chosen = order
+                if lost:
+                    conf = 0.6
+                    evidence += f"; {lost} record(s) hold both `{dotted(best[1])}` and `{dotted(second[1])}` " \
+                                "and would lose one"
+                else:
+                    evidence += f"; `{dotted(second[1])}` where it is absent"
+        plan.content = chosen
+        value = self.decide(f"kinds[{k.key}].content", [mapping_path(p) for p in chosen], conf, evidence,
+                            [[mapping_path(c[1])] for c in others[:3]])
+        plan.content = [tuple(v) if isinstance(v, list) else tuple(str(v).split(".")) for v in value]
+
+    def both_filled(self, k: Kind, a: tuple, b: tuple) -> int:
+        return sum(1 for r in k.recs if nonempty(get(r.data, a)) and nonempty(get(r.data, b)))
+
+    def fills_gap(self, k: Kind, a: tuple, b: tuple) -> bool:
+        return any(not nonempty(get(r.data, a)) and nonempty(get(r.data, b)) for r in k.recs)
+
+    def order_paths(self, k: Kind, a: tuple, b: tuple) -> tuple[list, int]:
+        """[a, b] or [b, a]: the first-present order that loses the fewest non-empty values."""
+        def losses(order: list) -> int:
+            lost = 0
+            for r in k.recs:
+                values = [get(r.data, p) for p in order]
+                present = [v for v in values if v is not None]
+                if not present:
+                    continue
+                chosen = present[0]
+                others = [v for v in values if v is not chosen and nonempty(v)]
+                if others and (not nonempty(chosen) or len(others) >= 1):
+                    lost += 1
+            return lost
+        la, lb = losses([a, b]), losses([b, a])
+        return ([a, b], la) if la <= lb else ([b, a], lb)
+
+    # -- the kinds section -------------------------------------------------------------------------
+    def rule(self, plan: KindPlan) -> dict:
+        k = plan.kind
+        rule: dict[str, Any] = {"name": rule_name(plan)}
+        if k.match:
+            rule["match"] = {dotted_key(p): v for p, v in k.match}
+        has = [mapping_path(p) for p in k.has]
+        if not k.match and not k.has and k.lacks:
+            extra = self.unique_key(k)
+            if extra:
+                has.append(mapping_path(extra))
+        if has:
+            rule["has"] = has
+        if k.lacks:
+            rule["lacks"] = [mapping_path(p) for p in k.lacks]
+        rule["role"] = plan.role
+        if plan.role in ("user", "assistant", "reasoning", "system", "observation", "tool_result", "tool_exchange"):
+            rule["content"] = paths_value(plan.content or [("content",)])
+        if plan.role in ("tool_call", "tool_exchange"):
+            if plan.call_id:
+                rule["call_id"] = mapping_path(plan.call_id)
+            rule["tool_name"] = mapping_path(plan.tool_name or self.kind_name_path(plan))
+            if plan.args:
+                rule["args"] = mapping_path(plan.args)
+                if plan.args_key:
+                    rule["args_key"] = plan.args_key
+        if plan.role == "tool_result" and plan.result_link:
+            rule["result_link"] = mapping_path(plan.result_link)
+        if plan.role in ("tool_result", "tool_exchange") and plan.ok:
+            rule["ok"] = plan.ok
+        return rule
+
+    def unique_key(self, k: Kind) -> tuple | None:
+        mine = [key for key, st in k.stats.items() if len(key) == 1 and st.records == k.count]
+        for key in mine:
+            if all(not (o.stats.get(key) and o.stats[key].records) for o in self.p.kinds if o is not k):
+                return key
+        return None
+
+    def kinds_section(self) -> list[dict]:
+        rules = [self.rule(plan) for plan in self.plans]
+        rules = merge_skips(rules)
+        if self.native_rules:
+            seen = {v for plan in self.plans for _, v in plan.kind.match}
+            unseen = [t for t in self.native_rules["bookkeeping"] if t not in seen]
+            if unseen:
+                rules.append({"name": f"{self.native.source} bookkeeping not in the samples",
+                              "match": {"type": unseen}, "role": "skip"})
+        if not rules:
+            rules = [{"name": "record", "role": "skip"}]
+        return rules
+
+    # -- tools, timestamps, meta -------------------------------------------------------------------
+    def tools(self) -> dict:
+        oks = [p for p in self.plans if p.ok] or [1 for b in self.block_plans.values() if b.get("ok")]
+        self.decide("tools.error_prefix", "Error: ", 0.9,
+                    "failed results are marked like Letta's normalizer marks them" + (
+                        "" if oks else " (no success/error field seen)"))
+        results = [p for p in self.plans if p.role == "tool_result"]
+        linked = [p for p in results if p.result_link]
+        if results and not linked and not any(b.get("as") == "tool_result" for b in self.block_plans.values()):
+            self.decide("tools.linkage", "oldest unanswered call", 0.85,
+                        "results carry no call ids; each is linked to the oldest call still waiting for one")
+        self.decide("tools.orphan_results", "skip", 0.9, "results with no earlier call are dropped and counted")
+        return {"error_prefix": "Error: ", "orphan_results": "skip"}
+
+    def timestamps(self) -> dict:
+        p = self.p
+        out: dict[str, Any] = {"fields": ["timestamp"], "format": "auto", "layout": None, "timezone": "UTC",
+                               "fallback": "none", "fallback_field": None}
+        content_recs = [r for plan in self.plans if plan.role not in ("skip", "meta") for r in plan.kind.recs]
+        cands = [t for t in p.times if t.name_rank <= 2]
+        if not cands:
+            cands = [t for t in p.times]
+        if not cands:
+            self.decide("timestamps.fields", ["timestamp"], 0.9, "no field in the samples holds a time")
+            out["fallback"] = self.decide(
+                "timestamps.fallback", "file_mtime", 0.95,
+                f"no field in {p.records} sampled record(s) holds a time value; every record gets its file's "
+                "modification time", ["none"])
+            return out
+        primary = cands[0]
+        chosen = [primary]
+        for other in cands[1:]:
+            gap = [r for r in content_recs if all(get(r.data, t.path) is None for t in chosen)
+                   and get(r.data, other.path) is not None]
+            if gap and other.name_rank <= 2:
+                chosen.append(other)
+        fill = sum(1 for r in content_recs if any(get(r.data, t.path) is not None for t in chosen))
+        total = len(content_recs) or 1
+        evidence = f"`{dotted(primary.path)}` ({primary.format}) in {fill}/{total} message record(s)"
+        if len(chosen) > 1:
+            evidence += "; then " + ", ".join(f"`{dotted(t.path)}` ({t.format})" for t in chosen[1:])
+        alt = [mapping_path(t.path) for t in cands if t not in chosen][:3]
+        conf = 0.9
+        if len(cands) > 1 and cands[1].name_rank == primary.name_rank and cands[1] not in chosen \
+                and cands[1].fill >= primary.fill and primary.name_rank > 0:
+            conf = 0.65
+            evidence += f"; `{dotted(cands[1].path)}` looks as likely"
+        out["fields"] = self.decide("timestamps.fields", [mapping_path(t.path) for t in chosen], conf, evidence,
+                                    [[a] for a in alt])
+        formats = {t.format.removesuffix("_string") for t in chosen}
+        base = {"iso_naive": "iso"}
+        if len(formats) == 1:
+            fmt = formats.pop()
+            value = "strptime" if fmt.startswith("strptime:") else base.get(fmt, fmt)
+            self.format_decision(out, value, fmt, primary)
+        else:
+            out["format"] = self.decide("timestamps.format", "auto", 0.9,
+                                        f"mixed formats ({', '.join(sorted(t.format for t in chosen))}): each value "
+                                        "is read by its own shape")
+        naive = any(t.format in ("iso_naive",) or (t.format.startswith("strptime:") and "%z" not in t.format)
+                    for t in chosen)
+        out["timezone"] = self.timezone(naive)
+        sessions_without = self.sessions_without_time([t.path for t in chosen])
+        if sessions_without:
+            out["fallback"] = self.decide("timestamps.fallback", "file_mtime", 0.7,
+                                          f"{sessions_without} sampled session(s) have no time at all", ["none"])
+        else:
+            out["fallback"] = self.decide("timestamps.fallback", "none", 0.9,
+                                          "every sampled session has times; records without one take a neighbour's")
+        return out
+
+    def format_decision(self, out: dict, value: str, fmt: str, primary) -> None:
+        if value != "strptime":
+            out["format"] = self.decide("timestamps.format", value, 0.95,
+                                        f"every probed value of `{dotted(primary.path)}` reads as {fmt}")
+            return
+        stat = self.p.stats[primary.path]
+        layouts = sorted(stat.layouts_ok or {fmt}, key=lambda x: x)
+        layouts = [lay.split(":", 1)[1] for lay in layouts]
+        values = [v for v in stat.values if isinstance(v, str)][:200]
+        readings = {}
+        for lay in layouts:
+            try:
+                readings[lay] = tuple(datetime.strptime(v.strip(), lay) for v in values)
+            except ValueError:
+                continue
+        distinct = {r for r in readings.values()}
+        out["format"] = self.decide("timestamps.format", "strptime", 0.95,
+                                    f"`{dotted(primary.path)}` holds human-readable times")
+        first = fmt.split(":", 1)[1]
+        if len(distinct) > 1:
+            others = [lay for lay in readings if lay != first]
+            out["layout"] = self.decide("timestamps.layout", first, 0.5,
+                                        f"{len(readings)} layouts read every value differently (e.g. day and month "
+                                        "both <= 12): which one is right?", others)
+        else:
+            out["layout"] = self.decide("timestamps.layout", first, 0.9,
+                                        f"every probed value of `{dotted(primary.path)}` matches `{first}`")
+
+    def timezone(self, naive: bool) -> str:
+        if not naive:
+            self.decide("timestamps.timezone", "UTC", 0.95, "times carry their zone (or are epoch numbers)")
+            return "UTC"
+        zone_runtime = __import__("generator.paths", fromlist=["runtime_module"]).runtime_module("timestamps")
+        for path, st in self.p.stats.items():
+            if LIST in path or norm(path[-1]) not in ("timezone", "tz", "time_zone", "zone", "utc_offset", "tzname"):
+                continue
+            values = [v for v in st.values if isinstance(v, str)]
+            if len(values) == 1:
+                try:
+                    zone_runtime.zone(values[0])
+                except ValueError:
+                    continue
+                return self.decide("timestamps.timezone", values[0], 0.85,
+                                   f"times carry no zone; `{dotted(path)}` names one: {values[0]}")
+        return self.decide("timestamps.timezone", "UTC", 0.8,
+                           "times carry no zone; read as UTC (set timestamps.timezone if they are local times)",
+                           ["Europe/Berlin", "America/New_York", "+02:00"])
+
+    def sessions_without_time(self, paths: list[tuple]) -> int:
+        seen: dict[Any, bool] = {}
+        for plan in self.plans:
+            if plan.role in ("skip", "meta"):
+                continue
+            for r in plan.kind.recs:
+                key = session_key(r, self.p.session)
+                seen[key] = seen.get(key, False) or any(get(r.data, pth) is not None for pth in paths)
+        return sum(1 for v in seen.values() if not v)
+
+    def meta(self) -> dict:
+        out: dict[str, list] = {"cwd": [], "git_branch": [], "model": []}
+        for key, cands in self.p.meta.items():
+            if not cands:
+                continue
+            best = cands[0]
+            chosen = [best["path"]]
+            for other in cands[1:]:
+                if any(get(r.data, best["path"]) is None and get(r.data, other["path"]) is not None
+                       for r in self.p.recs) and not self.sessions_have(best["path"]):
+                    chosen.append(other["path"])
+            out[key] = self.decide(f"meta.{key}", [mapping_path(c) for c in chosen], 0.9,
+                                   f"`{dotted(best['path'])}` (in {best['fill']:.0%} of records)",
+                                   [[mapping_path(c["path"])] for c in cands[1:3]])
+        return out
+
+    def sessions_have(self, path: tuple) -> bool:
+        have: dict[Any, bool] = {}
+        for r in self.p.recs:
+            key = session_key(r, self.p.session)
+            have[key] = have.get(key, False) or get(r.data, path) is not None
+        return all(have.values())
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def nonempty(value: Any) -> bool:
+    return value is not None and value != "" and value != [] and value != {}
+
+
+def dotted_key(path: tuple) -> str:
+    """A ``match`` key: dotted (match keys are always dotted strings in the mapping)."""
+    return ".".join(str(p) for p in path)
+
+
+def paths_value(paths: list[tuple]) -> Any:
+    if len(paths) == 1:
+        value = mapping_path(paths[0])
+        return [value] if isinstance(value, list) else value
+    return [mapping_path(p) for p in paths]
+
+
+def rule_name(plan: KindPlan) -> str:
+    k = plan.kind
+    label = " / ".join(k.names()[::-1]) if k.match else (
+        "records with " + ", ".join(dotted(p) for p in k.has) if k.has else
+        "records without " + ", ".join(dotted(p) for p in k.lacks) if k.lacks else "every record")
+    return f"{label} ({plan.role.replace('_', ' ')})"
+
+
+def merge_skips(rules: list[dict]) -> list[dict]:
+    """Skipped kinds that differ only in the value of one field become one rule."""
+    out: list[dict] = []
+    for rule in rules:
+        if rule["role"] == "skip" and rule.get("match") and not rule.get("has") and not rule.get("lacks"):
+            keys = list(rule["match"])
+            for prev in out:
+                if prev["role"] != "skip" or prev.get("has") or prev.get("lacks") or list(prev.get("match", {})) != keys:
+                    continue
+                diff = [k for k in keys if prev["match"][k] != rule["match"][k] and not (
+                    isinstance(prev["match"][k], list) and rule["match"][k] in prev["match"][k])]
+                if len(diff) == 1:
+                    k = diff[0]
+                    values = prev["match"][k] if isinstance(prev["match"][k], list) else [prev["match"][k]]
+                    prev["match"][k] = [*values, rule["match"][k]]
+                    prev["name"] = "bookkeeping and noise (skip)"
+                    break
+            else:
+                out.append(rule)
+            continue
+        out.append(rule)
+    return out
+
+
+_DATEISH = re.compile(r"^(\d{4}[-_]?\d{2}[-_]?\d{2}|\d+|[0-9a-f]{8,}(-[0-9a-f]{4,})*)$", re.I)
+
+
+def derive_source(inputs: list[str]) -> tuple[str | None, str]:
+    """The nearest file or folder name of the inputs that is not a generic word."""
+    for given in inputs:
+        path = Path(given.split("*")[0].rstrip("/") or ".")
+        parts: list[tuple[str, str]] = []
+        if path.suffix or (path.exists() and path.is_file()):
+            stem = path.name
+            for suffix in (".gz", ".jsonl", ".ndjson", ".json", ".log", ".txt"):
+                stem = stem.removesuffix(suffix)
+            parts.append((stem, "file"))
+            path = path.parent
+        resolved = path.resolve() if str(path) else Path.cwd()
+        parts += [(name, "folder") for name in [resolved.name, *[p.name for p in resolved.parents]] if name]
+        for name, where in parts:
+            tokens = [t for t in re.split(r"[^A-Za-z0-9]+", name) if t and not _DATEISH.match(t)]
+            clean = "-".join(t.lower() for t in tokens)
+            if not clean or clean in GENERIC_NAMES or all(t.lower() in GENERIC_NAMES for t in tokens):
+                continue
+            return clean[:40].strip("-"), where
+    return None, ""
+
+
+def infer_profile(profile: Profile, *, source: str | None = None, answers: dict | None = None) -> Inference:
+    """Inference from an existing profile; ``answers`` (decision key -> value) settle questions."""
+    return Inferrer(profile, source, answers).run()
+
+
+def infer(paths: list[str], *, source: str | None = None, max_bytes: int = MAX_BYTES,
+          answers: dict | None = None, progress: bool = False) -> Inference:
+    """Profile the samples and propose a complete mapping with per-decision confidence."""
+    profile = profile_paths(paths, max_bytes=max_bytes, progress=progress)
+    return infer_profile(profile, source=source, answers=answers)
