@@ -529,8 +529,8 @@ class Inferrer:
             spec: dict[str, Any] = {"as": "tool_call"}
             if cid:
                 spec["call_id"] = mapping_path(cid.path)
-            spec["tool_name"] = mapping_path(tname.path) if tname else mapping_path((next(
-                (f.path for f in facts if f.type == "string"), ("name",))))
+            spec["tool_name"] = mapping_path(tname.path) if tname else mapping_path(next(
+                (f.path for f in facts if f.type == "string"), ("name",)))
             if args:
                 spec["args"] = mapping_path(args.path)
             return spec
@@ -1018,7 +1018,7 @@ def merge_skips(rules: list[dict]) -> list[dict]:
     return out
 
 
-_DATEISH = re.compile(r"^(\d{4}[-_]?\d{2}[-_]?\d{2}|\d+|[0-9a-f]{8,}(-[0-9a-f]{4,})*)$", re.I)
+_DATEISH = re.compile(r"^(\d{4}[-_]?\d{2}[-_]?\d{2}|\d+|[0-9a-f]{8,}(-[0-9a-f]{4,})*)$", re.IGNORECASE)
 
 
 def derive_source(inputs: list[str]) -> tuple[str | None, str]:

@@ -13,6 +13,7 @@ samples take seconds and bounded memory.
 from __future__ import annotations
 
 import glob
+import itertools
 import json
 import math
 import os
@@ -21,7 +22,7 @@ import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +109,7 @@ def strong_roles(value: Any) -> list[str]:
     ws = words(value)
     joined = "_".join(ws)
     found = [role for role, vocab in ROLE_WORDS.items() if joined in vocab or joined.replace("_", "") in vocab]
-    for a, b in zip(ws, ws[1:]):
+    for a, b in itertools.pairwise(ws):
         role = PHRASES.get((a, b))
         if role and role not in found:
             found.insert(0, role)
@@ -125,7 +126,7 @@ def name_roles(value: Any) -> list[str]:
     for role, vocab in ROLE_WORDS.items():
         if joined in vocab or joined.replace("_", "") in vocab:
             found.append(role)
-    for a, b in zip(ws, ws[1:]):
+    for a, b in itertools.pairwise(ws):
         role = PHRASES.get((a, b))
         if role and role not in found:
             found.insert(0, role)
@@ -314,9 +315,8 @@ def parse_time(value: Any, fmt: str) -> float | None:
     except (ValueError, TypeError, OverflowError):
         return None
     if moment.tzinfo is None:
-        from datetime import timezone
 
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
 
 
@@ -416,7 +416,7 @@ class FieldStat:
             return None, 0.0
         fmt, count = self.time_formats.most_common(1)[0]
         if fmt == "strptime" and self.layouts_ok:
-            fmt = "strptime:" + sorted(self.layouts_ok, key=HUMAN_LAYOUTS.index)[0]
+            fmt = "strptime:" + min(self.layouts_ok, key=HUMAN_LAYOUTS.index)
         elif fmt == "strptime":
             return None, 0.0
         return fmt, count / probed
@@ -1395,7 +1395,7 @@ def find_times(recs: list[Rec], stats: dict[tuple, FieldStat], session: SessionI
         pairs = ordered = 0
         gaps: list[float] = []
         for seq in by_session.values():
-            for a, b in zip(seq, seq[1:]):
+            for a, b in itertools.pairwise(seq):
                 pairs += 1
                 ordered += b >= a
                 gaps.append(abs(b - a))
@@ -1423,8 +1423,8 @@ def find_meta(stats: dict[tuple, FieldStat], total: int) -> dict[str, list[dict]
                 if stat.prose > 0.3:
                     continue
                 out[key].append({"path": path, "fill": round(stat.records / total, 3), "distinct": stat.cardinality})
-    for key in out:
-        out[key].sort(key=lambda c: (-c["fill"], len(c["path"])))
+    for cands in out.values():
+        cands.sort(key=lambda c: (-c["fill"], len(c["path"])))
     return out
 
 
