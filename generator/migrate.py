@@ -25,7 +25,7 @@ import sys
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -1070,9 +1070,9 @@ def _leaf_equal(rec: RawRec, wanted: str, exclude: tuple = ()) -> tuple | None:
     for path, value in rec.leaves:
         if path == exclude or isinstance(value, (dict, list, bool)) or value is None:
             continue
-        if str(value) == wanted:
-            if best is None or (path[-1] in ID_KEYS + LINK_KEYS + NAME_KEYS and best[-1] not in ID_KEYS + LINK_KEYS + NAME_KEYS):
-                best = path
+        named = ID_KEYS + LINK_KEYS + NAME_KEYS
+        if str(value) == wanted and (best is None or (path[-1] in named and best[-1] not in named)):
+            best = path
     return best
 
 
@@ -1184,7 +1184,8 @@ class Aligner:
             record = target.record
             role = record["role"]
             if role == "assistant" and record.get("tool_calls"):
-                ok = all([self.call(target, call) for call in record["tool_calls"]])
+                found = [self.call(target, call) for call in record["tool_calls"]]  # every call, no short cut
+                ok = all(found)
             elif role == "tool":
                 ok = self.result(target)
             else:
@@ -1248,7 +1249,7 @@ def _identifier(value: Any) -> bool:
 
 def guess_sig(rec: RawRec, ts_paths: set) -> Sig:
     """A record the old output did not cover, classified by its shape and the names it uses."""
-    nonempty = lambda v: isinstance(v, str) and v.strip() != ""  # noqa: E731
+    nonempty = lambda v: isinstance(v, str) and v.strip() != ""
     name = _first_key(rec, NAME_KEYS, _identifier)
     args = _first_key(rec, ARGS_KEYS, _is_args)
     result = _first_key(rec, RESULT_KEYS, nonempty)
@@ -1461,7 +1462,7 @@ class RuleLearner:
 
 
 def _instant(iso: str) -> datetime:
-    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    return datetime.fromisoformat(iso[:-1] + "+00:00" if iso.endswith("Z") else iso)
 
 
 def learn_times(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], tz: str | None, exclude: set
@@ -1494,7 +1495,7 @@ def learn_times(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], tz: str 
                 if _is_naive(value):
                     naive_raw[path] += 1
             elif _is_naive(value) and not old_naive:
-                as_utc = _instant(timestamps.to_iso(value, "auto", None, timezone.utc))
+                as_utc = _instant(timestamps.to_iso(value, "auto", None, UTC))
                 offsets.setdefault(path, Counter())[int((as_utc - old).total_seconds())] += 1
     fields = [path for path, _ in votes.most_common()]
     if not fields and offsets:
@@ -1515,7 +1516,7 @@ def learn_times(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], tz: str 
             for path, value in rec.leaves:
                 if path in exclude or any(isinstance(p, int) for p in path):
                     continue
-                if isinstance(path[-1], str) and re.search(r"time|date|_at$|^at$|^ts$|when", path[-1], re.I):
+                if isinstance(path[-1], str) and re.search(r"time|date|_at$|^at$|^ts$|when", path[-1], re.IGNORECASE):
                     try:
                         timestamps.to_iso(value, "auto", None, old_zone)
                     except (ValueError, TypeError):
@@ -1553,9 +1554,9 @@ def learn_session(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], n_file
             fill = sum(1 for rec in raws if convert.get_path(rec.record, path) not in (convert.MISSING, None))
             candidates.append((fill, -len(path), str(path), path))
     if not candidates:
-        return {"by": "file"}, None, [
+        return {"by": "file"}, None, [(
             "the old script split or merged the raw files into sessions by a rule this migration could not find; "
-            "sessions are one raw file each (set session.by: field in .copier-answers.yml if that is wrong)"]
+            "sessions are one raw file each (set session.by: field in .copier-answers.yml if that is wrong)")]
     fill, _, _, path = max(candidates)
     session = {"by": "field", "field": paths_out([path])}
     if fill < len(raws):
@@ -1596,7 +1597,7 @@ def _try_infer(samples: list[Path], notice) -> Any:
         return None
     try:
         return infer.infer([str(s) for s in samples])
-    except Exception as exc:  # inference is a helper here; alignment still stands on its own
+    except Exception as exc:  # noqa: BLE001 - inference only helps here; alignment stands on its own
         notice(f"notice: inference failed ({exc.__class__.__name__}: {exc}); using alignment and record shapes only")
         return None
 
@@ -1710,6 +1711,10 @@ def describe_rule(rule: Rule) -> str:
     return ", ".join(parts)
 
 
+SOURCE_WORDS = {"alignment": "learned from the old output", "shape": "guessed from the record shape",
+                "inference": "from trajectory-cleaner's inference"}
+
+
 @dataclass
 class Learned:
     mapping: dict
@@ -1770,9 +1775,9 @@ def learn_mapping(raws: list[RawRec], files: list[str], include: list[str], targ
                                  "looks like noise or a header; it is skipped")
             else:
                 questions.append(f"{_rule_name(rule)} ({rule.records} record(s)) never reached the old output; the "
-                                 f"new cleaner keeps it as {what} (from its {rule.source})")
+                                 f"new cleaner keeps it as {what} ({SOURCE_WORDS[rule.source]})")
         else:
-            questions.append(f"{_rule_name(rule)} ({rule.records} record(s)): {what} (from its {rule.source})")
+            questions.append(f"{_rule_name(rule)} ({rule.records} record(s)): {what} ({SOURCE_WORDS[rule.source]})")
     blocks, block_questions = _block_types(raws, rules)
     questions += block_questions
     timestamps: dict[str, Any] = {"fields": paths_out(ts_fields) if ts_fields else ["timestamp"],
@@ -1922,7 +1927,7 @@ def compare_session(old_name: str, old: list[dict], new_name: str | None, new: l
     for old_index, kind, text in old_items:
         ordered = kind in ("user", "assistant")
         found = None
-        order = list(range(cursor, len(new_items))) + list(range(0, cursor)) if ordered else range(len(new_items))
+        order = list(range(cursor, len(new_items))) + list(range(cursor)) if ordered else range(len(new_items))
         for k in order:
             _, new_kind, new_text = new_items[k]
             if k in matched or new_kind != kind:
@@ -2234,8 +2239,8 @@ def render_report(report: ScriptReport) -> str:
         out += ["## Old output (migrated mechanically) vs the new cleaner", ""]
         out.append(f"The old output was migrated as `trajectory-cleaner migrate traces` would (zone-less times in "
                    f"{report.timezone}); the new output is `tests/expected/` (the new cleaner on the samples).")
-        out += ["", "| old session | new session | old messages | identical | redaction differs | reordered | "
-                "missing | added by the new cleaner |", "|---|---|---|---|---|---|---|---|"]
+        out += ["", ("| old session | new session | old messages | identical | redaction differs | reordered | "
+                     "missing | added by the new cleaner |"), "|---|---|---|---|---|---|---|---|"]
         for s in report.sessions:
             added = ", ".join(f"{n} {k}" for k, n in sorted(s.added.items())) or "-"
             out.append(f"| {_md(s.old)} | {_md(s.new or 'none')} | {s.texts} | {s.same} | {len(s.redaction)} | "
@@ -2289,14 +2294,14 @@ def render_migration_prompt(report: ScriptReport, schema: tuple[str, str] | None
     while fence in code:
         fence += "`"
     out = [f"# Finish migrating `{Path(facts.path).name}` to a trajectory-v1 cleaner", "",
-           "Lerim no longer reads the pre-trajectory shape `{\"type\", \"message\": {\"role\", \"content\"}, "
-           "\"timestamp\"}` that the old script below writes. trajectory-cleaner has rendered a new cleaner in this "
-           "folder (`clean_to_trajectory_jsonl.py`, generated from `.copier-answers.yml`) and compared it with the "
-           "old script in `MIGRATION_REPORT.md`. Your job: close the gaps listed there and below, without losing "
-           "anything the old script kept.", "",
+           ("Lerim no longer reads the pre-trajectory shape `{\"type\", \"message\": {\"role\", \"content\"}, "
+            "\"timestamp\"}` that the old script below writes. trajectory-cleaner has rendered a new cleaner in this "
+            "folder (`clean_to_trajectory_jsonl.py`, generated from `.copier-answers.yml`) and compared it with the "
+            "old script in `MIGRATION_REPORT.md`. Your job: close the gaps listed there and below, without losing "
+            "anything the old script kept."), "",
            "## The schema", "",
-           f"The trajectory-v1 schema on this machine is `{schema_path}` ({origin}). Read it first; it is the "
-           "contract. It describes a whole file as an array: load every line into a list and validate the list.", "",
+           (f"The trajectory-v1 schema on this machine is `{schema_path}` ({origin}). Read it first; it is the "
+            "contract. It describes a whole file as an array: load every line into a list and validate the list."), "",
            "## The new hard constraints", "", constraints, "",
            "## What the old script did", ""]
     out += [f"- `{facts.path}:{s.line}`: {s.what}" for s in facts.sites + facts.message_sites] or [
@@ -2315,15 +2320,15 @@ def render_migration_prompt(report: ScriptReport, schema: tuple[str, str] | None
         out += [f"- {q}" for q in learned.questions] or ["- nothing"]
         out.append("")
     out += ["## How to work", "",
-            "- Keep reasoning and tool calls the old shape flattened away: they are what the new cleaner should now "
-            "write (`reasoning`, `assistant` + `tool_calls`, `tool`).",
-            "- Change the mapping in `.copier-answers.yml` and run `trajectory-cleaner update .`; put logic a "
-            "mapping cannot express in `cleaner_hooks.py` (never edit `clean_to_trajectory_jsonl.py`).",
-            "- Keep `python -m pytest` passing, and every user and assistant message of the old output present, "
-            "in order (`MIGRATION_REPORT.md`).",
+            ("- Keep reasoning and tool calls the old shape flattened away: they are what the new cleaner should now "
+             "write (`reasoning`, `assistant` + `tool_calls`, `tool`)."),
+            ("- Change the mapping in `.copier-answers.yml` and run `trajectory-cleaner update .`; put logic a "
+             "mapping cannot express in `cleaner_hooks.py` (never edit `clean_to_trajectory_jsonl.py`)."),
+            ("- Keep `python -m pytest` passing, and every user and assistant message of the old output present, "
+             "in order (`MIGRATION_REPORT.md`)."),
             "- Check the output with `trajectory-cleaner validate <output folder>`.",
-            "- Convert folders the old script already wrote with `trajectory-cleaner migrate traces OLD -o NEW "
-            f"--source {mapping['source']}`.", ""]
+            ("- Convert folders the old script already wrote with `trajectory-cleaner migrate traces OLD -o NEW "
+             f"--source {mapping['source']}`."), ""]
     return "\n".join(out)
 
 

@@ -19,7 +19,7 @@ if "packaging" in sys.modules and not hasattr(sys.modules["packaging"], "__versi
 importlib.import_module("packaging.version")
 sys.path[:] = _saved
 
-from generator.cli import main  # noqa: E402
+from generator.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "reference"

@@ -58,7 +58,7 @@ def test_reference_old_shape_is_valid_and_keeps_every_message(tmp_path, capsys):
 
 def test_fixture_folders_are_mirrored_split_derived_and_redacted(tmp_path, capsys):
     out = tmp_path / "clean"
-    code, stdout, stderr = run_cli(capsys, "migrate", "traces", OLD, "-o", out, "--source", "support-agent")
+    code, stdout, _ = run_cli(capsys, "migrate", "traces", OLD, "-o", out, "--source", "support-agent")
     # run-003 has a heartbeat row and a torn line: reported, and the exit code says so
     assert code == 1
     written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.jsonl"))
