@@ -25,7 +25,7 @@ from copier import Settings
 from generator import TEMPLATE_VERSION, __version__
 from generator.answers import MAPPING_KEYS, check_mapping
 from generator.paths import runtime_module, template_dir
-from generator.prompt import render_prompt
+from generator.prompt import render_prompt, resolved_schema
 
 ANSWERS_FILE = ".copier-answers.yml"
 MANIFEST = ".trajectory-cleaner/manifest.json"
@@ -74,8 +74,14 @@ def render_template(mapping: dict, dest: Path, prompt_context: dict | None = Non
     script.chmod(script.stat().st_mode | 0o111)
     # A minimal agent prompt needs only the mapping; `prompt` and `new` pass richer context.
     context = prompt_context or {}
+    schema = resolved_schema()
+    if schema[1] == "bundled copy":
+        # Machine-independent, and true for whoever runs this project: the project's own copy.
+        schema = ("cleaner_runtime/trajectory-v1.schema.json",
+                  "the copy bundled with this project; Lerim's copy was not found when it was rendered")
     (dest / "AGENT_PROMPT.md").write_text(
         render_prompt(
+            schema=schema,
             source=mapping["source"],
             source_profile=mapping.get("source_profile", "generic"),
             mapping=mapping,

@@ -114,7 +114,7 @@ def test_invalid_stored_answer_is_named_not_reset(project: Path):
 
 
 def test_output_change_is_detected_and_needs_acceptance(project: Path):
-    expected = project / "tests" / "expected" / "ticket-4502.jsonl"
+    expected = project / "tests" / "expected" / "raw" / "ticket-4502.jsonl"
     before = expected.read_bytes()
     result = cli("update", str(project), "--set", "tools.error_prefix='Lookup failed: '")
     assert result.returncode == 1
