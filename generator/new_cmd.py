@@ -1,12 +1,18 @@
-"""`trajectory-cleaner new`: render a cleaner project from sample traces."""
+"""`trajectory-cleaner new`: render a cleaner project from sample traces.
+
+Three ways to get the mapping: `--answers FILE` (reproduce exactly, no questions), `--yes`
+(inference alone; refuses, listing the open questions, when it is not sure of everything), or
+the interactive survey on a terminal (asks only what inference could not settle, with previews).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
-from generator.answers import AnswersError, load_answers
+from generator.answers import AnswersError, dump_mapping, load_answers
 from generator.render import RenderError, render_new
 
 DESCRIPTION = """\
@@ -14,46 +20,126 @@ Render a cleaner project for the raw traces in SAMPLES: clean_to_trajectory_json
 runtime, its tests (with the samples and the outputs they produce), README.md, AGENT_PROMPT.md
 and the answers file (.copier-answers.yml) that records the mapping.
 
-With --answers the mapping comes from a file (a mapping YAML or another project's
-.copier-answers.yml) and nothing is asked."""
+On a terminal, `new` inspects the samples and asks only what it cannot infer, showing a preview
+of the records the cleaner will write. --yes renders what inference is sure of without asking
+(and exits 1 listing the open questions when it is not sure of everything); --answers FILE
+renders a mapping you already have."""
 
 EPILOG = """\
 examples:
-  trajectory-cleaner new ./raw-traces --answers mapping.yml -o ./support-cleaner
+  trajectory-cleaner new ./raw-traces -o ./support-cleaner                 # the survey
+  trajectory-cleaner new ./raw-traces -o ./support-cleaner --yes           # no questions
+  trajectory-cleaner new ./raw-traces -o ./support-cleaner --answers mapping.yml
   cd support-cleaner && python -m pytest
-  python clean_to_trajectory_jsonl.py --input ../raw-traces --output ~/lerim-traces/support-clean
+
+exit codes: 0 rendered; 1 open questions under --yes, or the cleaner failed on the samples;
+            2 usage error (missing samples, bad answers file, output exists); 130 interrupted
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("samples", nargs="+", metavar="SAMPLES", help="sample raw trace files or folders")
     parser.add_argument("-o", "--output", required=True, help="folder for the new cleaner project (must not exist)")
-    parser.add_argument("--answers", help="mapping YAML to render from (no questions asked)")
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--answers", metavar="FILE", help="render this mapping (YAML) without asking anything")
+    how.add_argument("--yes", action="store_true", help="render the inferred mapping; refuse when unsure")
+    parser.add_argument("--source", help="the agent or workflow name for the meta record (default: inferred)")
+    parser.add_argument("--source-profile", metavar="NAME", help="the Lerim source profile (default: inferred)")
+    parser.add_argument("--save-answers", metavar="FILE", help="also write the mapping to FILE (for --answers)")
+    parser.add_argument("--json", action="store_true", help="with --yes: report open questions as JSON")
 
 
-def run(args: argparse.Namespace) -> int:
+def _check_samples(args: argparse.Namespace) -> list[Path] | None:
     samples = [Path(s) for s in args.samples]
     for given, sample in zip(args.samples, samples):
         if not sample.exists():
             print(f"error: {given}: no such file or folder", file=sys.stderr)
-            return 2
-    if not args.answers:
-        print("error: give --answers FILE (the survey and --yes are not available in this build)", file=sys.stderr)
+            return None
+    return samples
+
+
+def run(args: argparse.Namespace) -> int:
+    samples = _check_samples(args)
+    if samples is None:
         return 2
+    if Path(args.output).exists() and (not Path(args.output).is_dir() or any(Path(args.output).iterdir())):
+        hint = "use `trajectory-cleaner update`" if (Path(args.output) / ".copier-answers.yml").exists() else \
+            "choose a new --output folder"
+        print(f"error: {args.output}: exists and is not empty; {hint}", file=sys.stderr)
+        return 2
+    context: dict = {}
+    if args.answers:
+        try:
+            mapping = load_answers(args.answers)
+        except AnswersError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    elif args.yes:
+        result = _inferred(args, samples)
+        if isinstance(result, int):
+            return result
+        mapping, context = result
+    else:
+        if not sys.stdin.isatty() or not sys.stdout.isatty():
+            print("error: `new` asks questions and needs a terminal; use --yes (inference only) or "
+                  "--answers FILE (a mapping you have)", file=sys.stderr)
+            return 2
+        from generator.survey import run_survey
+
+        outcome = run_survey(args, samples)
+        if isinstance(outcome, int):
+            return outcome
+        mapping, context, output = outcome
+        args.output = output
+    if args.source_profile:
+        mapping["source_profile"] = args.source_profile
+    if args.save_answers:
+        try:
+            Path(args.save_answers).write_text(dump_mapping(mapping), encoding="utf-8")
+        except OSError as exc:
+            print(f"error: {args.save_answers}: cannot write ({exc.strerror or exc})", file=sys.stderr)
+            return 2
     try:
-        mapping = load_answers(args.answers)
-        rendered = render_new(mapping, samples, Path(args.output))
+        rendered = render_new(mapping, samples, Path(args.output), context)
     except (AnswersError, RenderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return report(rendered, args.output)
 
 
+def _inferred(args: argparse.Namespace, samples: list[Path]):
+    from generator.infer import infer
+    from generator.prompt import question_lines, structure_summary
+
+    inference = infer([str(s) for s in samples], source=args.source, progress=sys.stderr.isatty())
+    if not inference.profile.recs:
+        print(f"error: no record could be read from {' '.join(args.samples)} (see `trajectory-cleaner inspect`)",
+              file=sys.stderr)
+        return 1
+    if inference.native_source:
+        print(f"notice: Letta's trajectory normalizer supports {inference.native_source!r} natively; "
+              "prefer that path when you can (rendering a custom cleaner anyway)", file=sys.stderr)
+    if inference.questions:
+        if args.json:
+            print(json.dumps({"questions": [q.to_dict() for q in inference.questions]}, indent=2, ensure_ascii=False))
+        else:
+            print(f"{len(inference.questions)} question(s) need an answer; nothing was rendered:")
+            for q in inference.questions:
+                print(f"  {q.key}: best guess {q.value!r} ({q.confidence:.2f}: {q.evidence})")
+                if q.candidates[1:]:
+                    print(f"      candidates: {', '.join(repr(c) for c in q.candidates[1:])}")
+            print("answer them in the survey (run without --yes on a terminal), or write the mapping with "
+                  "`trajectory-cleaner inspect SAMPLES --mapping mapping.yml`, edit it, and use --answers")
+        return 1
+    context = {"inspection": structure_summary(inference), "questions": question_lines(inference)}
+    return inference.mapping, context
+
+
 def report(rendered, shown: str) -> int:
     print(f"rendered {shown}")
     if rendered.cleaner_exit != 0:
         print(rendered.cleaner_output, file=sys.stderr)
-        print(f"error: the rendered cleaner failed on the samples (exit {rendered.cleaner_exit}); "
+        print(f"error: the rendered cleaner failed on some samples (exit {rendered.cleaner_exit}); "
               f"fix the mapping in {shown}/.copier-answers.yml and run `trajectory-cleaner update {shown}`",
               file=sys.stderr)
         return 1
