@@ -93,11 +93,28 @@ def render_template(mapping: dict, dest: Path, prompt_context: dict | None = Non
     )
 
 
+def _unique_names(files: list[Path]) -> dict[Path, Path]:
+    """The shortest trailing part of each path that tells same-named files apart."""
+    names: dict[Path, Path] = {}
+    for file in files:
+        parts = file.resolve().parts
+        depth = 1
+        while True:
+            candidate = Path(*parts[-depth:])
+            clash = [f for f in files if f != file and f.resolve().parts[-depth:] == parts[-depth:]]
+            if not clash or depth >= len(parts):
+                break
+            depth += 1
+        names[file] = candidate
+    return names
+
+
 def copy_samples(samples: list[Path], dest: Path) -> dict[str, float]:
     """Copy the samples into tests/samples; returns their modification times by relative path."""
     target = dest / "tests" / "samples"
     target.mkdir(parents=True, exist_ok=True)
     mtimes: dict[str, float] = {}
+    unique_names = _unique_names([s for s in samples if not s.is_dir()])
     for sample in samples:
         if sample.is_dir():
             root = target / sample.resolve().name
@@ -114,7 +131,8 @@ def copy_samples(samples: list[Path], dest: Path) -> dict[str, float]:
                     shutil.copy2(src, dst)
                     mtimes[str(dst.relative_to(target))] = int(src.stat().st_mtime)
         else:
-            dst = target / sample.name
+            dst = target / unique_names[sample]
+            dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(sample, dst)
             mtimes[str(dst.relative_to(target))] = int(sample.stat().st_mtime)
     for rel, mtime in mtimes.items():
