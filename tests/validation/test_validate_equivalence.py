@@ -131,10 +131,10 @@ variant_records = st.lists(
     records() | st.fixed_dictionaries({"role": st.just("meta"), "source": st.just("a"), "team": st.sampled_from(["x", 1])})
     | st.fixed_dictionaries({"role": st.just("tool"), "tool_call_id": st.just("c"), "content": st.just(""),
                              "timestamp": st.just("2026-05-16T09:00:00Z"),
-                             "ok": st.sampled_from([0, 1, 1.0, 2, True, -1, 1.5]),
-                             "x-trace": st.sampled_from(["s", 1])}),
+                             "ok": st.sampled_from([0, 1, 1.0, 2, True, False, -1, 1.5, 0.0])},
+                            optional={"x-trace": st.sampled_from(["s", 1])}),
     max_size=5,
-)
+) | mostly_valid_lists()
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
@@ -173,6 +173,13 @@ def test_variant_verdicts_really_differ(rt, upstream_schema):
               "tool_calls": [{"id": "a", "name": "n", "args": "{}"}, {"id": "a", "name": "n", "args": "{}"}]}]
     assert rt.TrajectoryValidator(upstream_schema).is_schema_valid(twice) is True
     assert rt.TrajectoryValidator(_variant(upstream_schema, "unknown-keyword-in-branch")).is_schema_valid(twice) is False
+    user = [{"role": "user", "content": "q", "timestamp": "2026-05-16T09:00:00Z"}]
+    assert rt.TrajectoryValidator(upstream_schema).is_schema_valid(user) is True
+    assert rt.TrajectoryValidator(_variant(upstream_schema, "overlapping-branches")).is_schema_valid(user) is False
+    numbers = rt.TrajectoryValidator(_variant(upstream_schema, "numbers"))
+    tool = {"role": "tool", "tool_call_id": "c", "content": "", "timestamp": "2026-05-16T09:00:00Z"}
+    assert [numbers.is_schema_valid([{**tool, "ok": ok}]) for ok in (0, 1.0, True, 2, -1)] == [
+        True, True, False, False, False]
 
 
 def test_boolean_and_trivial_schemas(rt):
