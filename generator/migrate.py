@@ -1711,6 +1711,21 @@ def describe_rule(rule: Rule) -> str:
     return ", ".join(parts)
 
 
+def _decision_text(decision: Any) -> str:
+    """One of the inference module's open decisions, as a line for the report."""
+    key, value = getattr(decision, "key", None), getattr(decision, "value", None)
+    if key is None:
+        return f"inference: {decision}"
+    text = f"inference is unsure of {key}: {value}"
+    evidence = getattr(decision, "evidence", None)
+    candidates = getattr(decision, "candidates", None)
+    if evidence:
+        text += f" ({evidence})"
+    if candidates:
+        text += f"; candidates: {', '.join(map(str, candidates))}"
+    return text
+
+
 SOURCE_WORDS = {"alignment": "learned from the old output", "shape": "guessed from the record shape",
                 "inference": "from trajectory-cleaner's inference"}
 
@@ -1747,11 +1762,25 @@ def learn_mapping(raws: list[RawRec], files: list[str], include: list[str], targ
             unmatched.append(f"old session {target.session + 1}, record {target.index}: {target.record['role']} "
                              f"{TextMatcher.norm(str(preview))[:60]!r}")
     used_paths = {p for s in sigs.values() for p in (s.content, s.tool_name, s.args, s.call_id, s.link) if p}
+    inferred = getattr(inference, "mapping", None) if inference is not None else None
+    inferred = inferred if isinstance(inferred, dict) else {}
     ts_fields, zone_name, ts_notes, ts_questions = learn_times(raws, pairs, tz, used_paths)
-    notes += ts_notes
-    questions += ts_questions
     session, session_path, session_questions = learn_session(raws, pairs, len(files), used_paths | set(ts_fields))
-    questions += session_questions
+    compile_paths = runtime_module("mapping").compile_paths
+    if not targets and inferred:
+        # nothing to align with: the inference module's reading of sessions and times stands
+        if isinstance(inferred.get("session"), dict):
+            session = inferred["session"]
+            field_paths = compile_paths(session.get("field")) if session.get("by") == "field" else ()
+            session_path = field_paths[0] if field_paths else None
+            session_questions = []
+        if isinstance(inferred.get("timestamps"), dict) and inferred["timestamps"].get("fields"):
+            ts_fields = list(compile_paths(inferred["timestamps"]["fields"]))
+            zone_name = tz or inferred["timestamps"].get("timezone") or "UTC"
+            ts_questions = []
+        questions += [_decision_text(d) for d in getattr(inference, "questions", None) or []]
+    notes += ts_notes
+    questions += ts_questions + session_questions
     exclude = used_paths | set(ts_fields) | ({session_path} if session_path else set())
     for rec in raws:
         if rec.pos not in sigs:
@@ -1782,15 +1811,16 @@ def learn_mapping(raws: list[RawRec], files: list[str], include: list[str], targ
     questions += block_questions
     timestamps: dict[str, Any] = {"fields": paths_out(ts_fields) if ts_fields else ["timestamp"],
                                   "format": "auto", "timezone": zone_name}
+    if not targets and isinstance(inferred.get("timestamps"), dict):
+        for key in ("format", "layout"):
+            if inferred["timestamps"].get(key):
+                timestamps[key] = inferred["timestamps"][key]
     files_without_time = _files_without_time(raws, ts_fields)
     if files_without_time or not ts_fields:
         timestamps["fallback"] = "file_mtime"
         questions.append("some sessions have no timestamp at all ("
                          + ", ".join(files_without_time[:3]) + "); they use the file's modification time")
-    meta = {}
-    inferred_mapping = getattr(inference, "mapping", None) if inference is not None else None
-    if isinstance(inferred_mapping, dict) and isinstance(inferred_mapping.get("meta"), dict):
-        meta = inferred_mapping["meta"]
+    meta = inferred.get("meta") if isinstance(inferred.get("meta"), dict) else {}
     mapping: dict[str, Any] = {
         "mapping_version": 1,
         "source": source,
@@ -2055,6 +2085,9 @@ class ScriptReport:
         }
 
 
+MAPPING_FILE = "migration-mapping.yml"
+
+
 def _default_source(script: Path) -> str:
     name = script.resolve().parent.name
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")
@@ -2119,7 +2152,22 @@ def migrate_script(old_script: str, samples: list[str], output: str, *, run_old:
         learned = learn_mapping(raws, files, include, targets or None, source, source_profile, tz, facts, inference)
         report.learned = learned
         report.timezone = learned.mapping["timestamps"]["timezone"]
-        rendered = render_new(learned.mapping, sample_paths, dest, {"questions": learned.questions})
+        try:
+            rendered = render_new(learned.mapping, sample_paths, dest, {"questions": learned.questions})
+        except RenderError as exc:
+            # Nothing was rendered; the documents and the learned mapping still go to --output so that
+            # the mapping can be fixed by hand (or by a coding agent) and rendered with `new --answers`.
+            from generator.answers import dump_mapping
+
+            report.cleaner_exit = 2
+            report.cleaner_output = str(exc)
+            report.errors.append(f"the new cleaner could not be rendered: {str(exc).splitlines()[0]}; the learned "
+                                 f"mapping is in {output}/{MAPPING_FILE} (fix it, then `trajectory-cleaner new "
+                                 f"SAMPLES --answers {output}/{MAPPING_FILE} -o DIR`)")
+            dest.mkdir(parents=True, exist_ok=True)
+            runtime_module("writer").write_atomic(dest / MAPPING_FILE, dump_mapping(learned.mapping).encode("utf-8"))
+            write_documents(report, dest)
+            return report
         report.cleaner_exit = rendered.cleaner_exit
         report.cleaner_output = rendered.cleaner_output
         if rendered.cleaner_exit != 0:
@@ -2128,8 +2176,6 @@ def migrate_script(old_script: str, samples: list[str], output: str, *, run_old:
         if old_sessions:
             _compare(report, old_sessions, dest, tz or report.timezone, source, facts)
         write_documents(report, dest)
-    except RenderError as exc:
-        raise MigrateError(str(exc)) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report
