@@ -1,0 +1,667 @@
+"""Regenerate the labelled redaction corpus (deterministic).
+
+    python tests/redaction/make_corpus.py
+
+Writes ``corpus_positive.jsonl`` (fake secrets in realistic trace text, each
+labelled with its class and the exact secret substrings), ``corpus_negative.jsonl``
+(text a naive redactor would hit but which must stay unchanged) and
+``corpus_personal.jsonl`` (opt-in personal data).  Every secret is synthetic:
+random-looking strings in the vendor's real format from a seeded RNG.  Secret
+scanners may still flag these files; that is expected.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import sys
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from redaction_support import (  # noqa: E402
+    B62,
+    B64,
+    DIGITS,
+    HEX,
+    LOWER,
+    MAKERS,
+    NEGATIVE,
+    PERSONAL,
+    POSITIVE,
+    UPPER,
+    b64url_nopad,
+    mixed,
+    openssh_block,
+    password,
+    pem_block,
+    rs,
+    uuid4,
+)
+
+SEED = 20250314
+
+# ---------------------------------------------------------------------------
+# Encodings: how a raw snippet reaches the redactor
+# ---------------------------------------------------------------------------
+
+
+def enc_raw(text: str) -> str:
+    return text
+
+
+def enc_json(text: str) -> str:
+    """Tool-call arguments serialised once: {"command": "..."}."""
+    return json.dumps({"command": text})
+
+
+def enc_json2(text: str) -> str:
+    """Arguments string inside a serialised message (escaped twice)."""
+    return json.dumps({"type": "tool_use", "arguments": json.dumps({"command": text})})
+
+
+def enc_result(text: str) -> str:
+    """A tool result object serialised once."""
+    return json.dumps({"stdout": text, "stderr": "", "exit_code": 0})
+
+
+ENCODINGS: dict[str, Callable[[str], str]] = {
+    "raw": enc_raw, "json": enc_json, "json2": enc_json2, "result": enc_result,
+}
+
+
+def appearing(secret: str, text: str) -> str:
+    """The form of ``secret`` that literally appears in ``text``."""
+    cur = secret
+    for _ in range(3):
+        if cur in text:
+            return cur
+        cur = json.dumps(cur)[1:-1]
+    raise AssertionError(f"secret {secret[:12]!r} not found in text")
+
+
+# ---------------------------------------------------------------------------
+# Generic templates for prefixed vendor tokens
+# ---------------------------------------------------------------------------
+
+ENV_NAMES = {
+    "aws-access-key-id": "AWS_ACCESS_KEY_ID",
+    "aws-session-token": "AWS_SESSION_TOKEN",
+    "gcp-api-key": "GOOGLE_API_KEY",
+    "gcp-oauth-token": "GOOGLE_OAUTH_ACCESS_TOKEN",
+    "gcp-refresh-token": "GOOGLE_REFRESH_TOKEN",
+    "gcp-client-secret": "GOOGLE_CLIENT_SECRET",
+    "azure-client-secret": "AZURE_CLIENT_SECRET",
+    "github-token": "GITHUB_TOKEN",
+    "github-fine-grained-token": "GH_TOKEN",
+    "gitlab-token": "GITLAB_TOKEN",
+    "openai-api-key": "OPENAI_API_KEY",
+    "anthropic-api-key": "ANTHROPIC_API_KEY",
+    "openrouter-api-key": "OPENROUTER_API_KEY",
+    "huggingface-token": "HF_TOKEN",
+    "groq-api-key": "GROQ_API_KEY",
+    "replicate-api-token": "REPLICATE_API_TOKEN",
+    "perplexity-api-key": "PERPLEXITY_API_KEY",
+    "xai-api-key": "XAI_API_KEY",
+    "langsmith-api-key": "LANGSMITH_API_KEY",
+    "tavily-api-key": "TAVILY_API_KEY",
+    "stripe-secret-key": "STRIPE_SECRET_KEY",
+    "stripe-webhook-secret": "STRIPE_WEBHOOK_SECRET",
+    "slack-token": "SLACK_BOT_TOKEN",
+    "slack-webhook": "SLACK_WEBHOOK_URL",
+    "discord-bot-token": "DISCORD_TOKEN",
+    "discord-webhook": "DISCORD_WEBHOOK_URL",
+    "teams-webhook": "TEAMS_WEBHOOK_URL",
+    "telegram-bot-token": "TELEGRAM_BOT_TOKEN",
+    "npm-token": "NPM_TOKEN",
+    "pypi-token": "TWINE_PASSWORD",
+    "dockerhub-token": "DOCKERHUB_TOKEN",
+    "sendgrid-api-key": "SENDGRID_API_KEY",
+    "digitalocean-token": "DIGITALOCEAN_TOKEN",
+    "vault-token": "VAULT_TOKEN",
+    "databricks-token": "DATABRICKS_TOKEN",
+    "shopify-token": "SHOPIFY_ACCESS_TOKEN",
+    "linear-api-key": "LINEAR_API_KEY",
+    "jwt": "ID_TOKEN",
+}
+
+VENDOR_TEMPLATES: list[tuple[str, str, str]] = [
+    # (context, encoding, template) -- {s} secret, {env} env var name
+    ("shell", "raw", "$ export {env}={s}\n$ python scripts/run_eval.py --limit 20\nloaded 20 tasks"),
+    ("shell", "json", "export {env}='{s}' && uv run pytest -q tests/integration"),
+    ("env-dump", "result", "HOME=/home/agent\nLANG=C.UTF-8\n{env}={s}\nPATH=/usr/local/bin:/usr/bin"),
+    ("dotenv", "raw", "$ cat .env\nNODE_ENV=production\n{env}=\"{s}\"\nPORT=3000\n"),
+    ("yaml", "raw", "services:\n  worker:\n    image: acme/worker:1.4\n    environment:\n"
+                    "      {env}: {s}\n      LOG_LEVEL: info\n"),
+    ("json-config", "raw", '{{\n  "mcpServers": {{\n    "tools": {{\n      "command": "npx",\n'
+                           '      "env": {{ "{env}": "{s}" }}\n    }}\n  }}\n}}'),
+    ("log", "raw", "2025-03-14T10:22:31.118Z DEBUG http.client: retrying with credential {s} "
+                   "(attempt 2/5)"),
+    ("python", "json2", "import os\nclient = Client(base_url=BASE, key=\"{s}\")\nprint(client.ping())"),
+    ("log", "result", "Traceback (most recent call last):\n  File \"app.py\", line 12\n"
+                      "AuthError: credential {s} was rejected (401)"),
+    ("markdown", "raw", "I found the credential in `config/settings.local.py`:\n\n```\n{s}\n```\n"
+                        "It should be rotated."),
+]
+
+BARE_VENDOR = [
+    "aws-access-key-id", "aws-session-token", "gcp-api-key", "gcp-oauth-token",
+    "gcp-refresh-token", "gcp-client-secret", "azure-client-secret", "github-token",
+    "github-fine-grained-token", "gitlab-token", "openai-api-key", "anthropic-api-key",
+    "openrouter-api-key", "huggingface-token", "groq-api-key", "replicate-api-token",
+    "perplexity-api-key", "xai-api-key", "langsmith-api-key", "tavily-api-key",
+    "stripe-secret-key", "stripe-webhook-secret", "slack-token", "slack-webhook",
+    "discord-bot-token", "discord-webhook", "teams-webhook", "telegram-bot-token", "npm-token",
+    "pypi-token", "dockerhub-token", "sendgrid-api-key", "digitalocean-token", "vault-token",
+    "databricks-token", "shopify-token", "linear-api-key", "jwt",
+]
+
+
+# ---------------------------------------------------------------------------
+# Class-specific positives
+# ---------------------------------------------------------------------------
+
+def specific_cases(rng: random.Random) -> list[dict]:
+    cases: list[dict] = []
+
+    def add(ctx: str, enc: str, raw: str, labels: list[tuple[str, str]]) -> None:
+        text = ENCODINGS[enc](raw)
+        cases.append({
+            "context": ctx, "encoding": enc, "text": text,
+            "labels": [{"class": c, "secret": appearing(s, text)} for c, s in labels],
+        })
+
+    M = MAKERS
+
+    # --- AWS ---
+    kid, sec = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng)
+    add("ini", "raw", f"$ cat ~/.aws/credentials\n[default]\naws_access_key_id = {kid}\n"
+                      f"aws_secret_access_key = {sec}\nregion = eu-west-1\n",
+        [("aws-access-key-id", kid), ("aws-secret-access-key", sec)])
+    kid, sec, tok = "ASIA" + mixed(rng, UPPER + "234567", 16), M["aws-secret-access-key"](rng), \
+        M["aws-session-token"](rng)
+    add("tool-output", "result", json.dumps({"Credentials": {
+        "AccessKeyId": kid, "SecretAccessKey": sec, "SessionToken": tok,
+        "Expiration": "2025-03-14T22:10:00+00:00"}}, indent=4),
+        [("aws-access-key-id", kid), ("aws-secret-access-key", sec), ("aws-session-token", tok)])
+    sec = M["aws-secret-access-key"](rng)
+    add("shell", "json", f"AWS_SECRET_ACCESS_KEY={sec} aws s3 ls s3://acme-artifacts/",
+        [("aws-secret-access-key", sec)])
+    sec = M["aws-secret-access-key"](rng)
+    add("yaml", "raw", f"provider:\n  aws:\n    secret_access_key: \"{sec}\"\n    region: us-east-1",
+        [("aws-secret-access-key", sec)])
+    tok = M["aws-session-token"](rng)
+    add("shell", "raw", f"aws configure set aws_session_token {tok}", [("aws-session-token", tok)])
+    tok = M["aws-session-token"](rng)
+    q = urllib.parse.quote(tok, safe="")
+    add("url", "raw", "GET https://acme.s3.amazonaws.com/report.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+                      f"&X-Amz-Security-Token={q}&X-Amz-Expires=300 200 OK",
+        [("aws-session-token", q)])
+
+    # --- GCP ---
+    pem = pem_block(rng, "PRIVATE KEY", lines=16)
+    kid = rs(rng, HEX, 40)
+    sa = json.dumps({
+        "type": "service_account", "project_id": "acme-prod", "private_key_id": kid,
+        "private_key": pem + "\n", "client_email": "ci@acme-prod.iam.gserviceaccount.com",
+        "client_id": rs(rng, DIGITS, 21), "token_uri": "https://oauth2.googleapis.com/token"},
+        indent=2)
+    add("json-config", "raw", f"$ cat sa.json\n{sa}", [("private-key", kid), ("private-key", pem)])
+    pem = pem_block(rng, "PRIVATE KEY", lines=10)
+    sa = json.dumps({"type": "service_account", "private_key": pem + "\n"})
+    add("json-config", "json", f"echo '{sa}' > /tmp/sa.json", [("private-key", pem)])
+    tok = M["gcp-oauth-token"](rng)
+    add("shell", "raw", f"$ gcloud auth print-access-token\n{tok}\n$ curl -H \"Authorization: "
+                        "Bearer $(gcloud auth print-access-token)\" https://x.googleapis.com",
+        [("gcp-oauth-token", tok)])
+    cs = M["gcp-client-secret"](rng)
+    add("json-config", "raw", json.dumps({"installed": {
+        "client_id": rs(rng, DIGITS, 12) + "-" + rs(rng, LOWER + DIGITS, 32)
+        + ".apps.googleusercontent.com", "client_secret": cs,
+        "redirect_uris": ["http://localhost"]}}), [("gcp-client-secret", cs)])
+
+    # --- Azure ---
+    k = M["azure-storage-key"](rng)
+    add("env-dump", "raw", "AZURE_STORAGE_CONNECTION_STRING=DefaultEndpointsProtocol=https;"
+                           f"AccountName=acmelogs;AccountKey={k};EndpointSuffix=core.windows.net",
+        [("azure-storage-key", k)])
+    k = M["azure-storage-key"](rng)
+    add("shell", "json", f"az storage blob upload --account-name acmelogs --account-key {k} "
+                         "-f out.tar -c builds -n out.tar",
+        [("azure-storage-key", k)])
+    sig = M["azure-sas-signature"](rng)
+    add("url", "result", "Uploading to https://acmelogs.blob.core.windows.net/builds/out.tar?"
+                         "sv=2022-11-02&ss=b&srt=co&sp=rwac&se=2025-04-01T00:00:00Z&st=2025-03-14T"
+                         f"00:00:00Z&spr=https&sig={sig} ... done",
+        [("azure-sas-signature", sig)])
+    sig = M["azure-sas-signature"](rng)
+    add("json-config", "raw", json.dumps({"uploadUrl": "https://acmelogs.blob.core.windows.net/c/x"
+                                          f"?sv=2022-11-02&sr=b&sp=w&sig={sig}"}),
+        [("azure-sas-signature", sig)])
+    k = M["azure-shared-access-key"](rng)
+    add("dotenv", "raw", "SERVICEBUS_CONNECTION=Endpoint=sb://acme.servicebus.windows.net/;"
+                         f"SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey={k}",
+        [("azure-shared-access-key", k)])
+    k = M["azure-shared-access-key"](rng)
+    add("json-config", "json", json.dumps({"ConnectionStrings": {
+        "Bus": f"Endpoint=sb://x.servicebus.windows.net/;SharedAccessKeyName=send;SharedAccessKey={k}"}}),
+        [("azure-shared-access-key", k)])
+    cs = M["azure-client-secret"](rng)
+    add("shell", "raw", f"az login --service-principal -u {uuid4(rng)} -p '{cs}' --tenant {uuid4(rng)}",
+        [("azure-client-secret", cs)])
+
+    # --- private keys ---
+    pem = pem_block(rng, "RSA PRIVATE KEY", lines=14)
+    add("tool-output", "raw", f"$ cat ~/.ssh/deploy_rsa\n{pem}\n$ chmod 600 ~/.ssh/deploy_rsa",
+        [("private-key", pem)])
+    key = openssh_block(rng)
+    add("tool-output", "result", f"{key}\n", [("private-key", key)])
+    key = openssh_block(rng)
+    add("tool-output", "json2", f"cat > ~/.ssh/id_ed25519 <<'EOF'\n{key}\nEOF", [("private-key", key)])
+    pem = pem_block(rng, "EC PRIVATE KEY", lines=4)
+    add("yaml", "raw", "tls:\n  key: |\n    " + pem.replace("\n", "\n    ") + "\n  cert: cert.pem",
+        [("private-key", pem.replace("\n", "\n    "))])
+    pem = pem_block(rng, "ENCRYPTED PRIVATE KEY", lines=8)
+    head = pem.split("\n")
+    partial = "\n".join(head[:5])
+    add("tool-output", "raw", f"$ head -5 server.key\n{partial}\n$ ", [("private-key", partial)])
+    pgp = ("-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGX" + mixed(rng, B64, 57) + "\n"
+           + "\n".join(mixed(rng, B64, 64) for _ in range(6)) + "\n=" + mixed(rng, B64, 4)
+           + "\n-----END PGP PRIVATE KEY BLOCK-----")
+    add("tool-output", "result", f"$ gpg --export-secret-keys --armor ci@acme.dev\n{pgp}",
+        [("private-key", pgp)])
+    ossh = openssh_block(rng, nl="\\n")
+    add("json-config", "raw", f'{{"deploy_key": "{ossh}"}}', [("private-key", ossh)])
+
+    # --- URL passwords ---
+    for tmpl, enc in [
+        ("DATABASE_URL=postgres://app_user:{p}@db.internal:5432/app", "raw"),
+        ("mongosh \"mongodb+srv://admin:{p}@cluster0.ab12c.mongodb.net/prod?retryWrites=true\"", "json"),
+        ("redis-cli -u redis://:{p}@cache.internal:6379/0 PING", "raw"),
+        ("git remote set-url origin https://deploy:{p}@git.acme.dev/platform/api.git", "json2"),
+        ("amqp://guest_ci:{p}@rabbitmq:5672/%2F", "result"),
+        ("sqlalchemy.url = mysql+pymysql://etl:{p}@10.0.3.7/warehouse?charset=utf8mb4", "raw"),
+    ]:
+        p = password(rng)
+        add("url", enc, tmpl.format(p=p), [("url-password", p)])
+    p = password(rng)
+    enc_url = urllib.parse.quote(f"https://svc:{p}@internal.acme.dev/hook", safe="")
+    add("url", "raw", f"GET /login?next={enc_url}&lang=en HTTP/1.1",
+        [("url-password", urllib.parse.quote(p, safe=""))])
+    tok = MAKERS["github-token"](rng)
+    add("url", "raw", f"git clone https://x-access-token:{tok}@github.com/acme/infra.git",
+        [("github-token", tok)])
+
+    # --- passwords in many forms ---
+    pw_forms = [
+        ("dotenv", "raw", "POSTGRES_USER=app\nPOSTGRES_PASSWORD={p}\nPOSTGRES_DB=app"),
+        ("yaml", "raw", "database:\n  host: db\n  user: app\n  password: {p}\n  pool: 5"),
+        ("yaml", "raw", "spring:\n  datasource:\n    password: \"{p}\"\n"),
+        ("json-config", "raw", '{{"username": "svc-ci", "password": "{p}", "remember": true}}'),
+        ("json-config", "json", '{{"username": "svc-ci", "password": "{p}"}}'),
+        ("json-config", "json2", '{{"db": {{"password": "{p}"}}}}'),
+        ("ini", "raw", "[client]\nuser = backup\npassword = {p}\nhost = 127.0.0.1"),
+        ("cli", "raw", "$ ./manage.py createsuperuser --username admin --password {p} --noinput"),
+        ("cli", "json", "vault login -method=userpass username=ci password={p}"),
+        ("cli", "raw", "mysql -h 10.0.0.5 -u root -p{p} -e 'SHOW DATABASES;'"),
+        ("cli", "json", "mysqldump -uroot -p'{p}' --all-databases > dump.sql"),
+        ("cli", "raw", "sshpass -p '{p}' ssh -o StrictHostKeyChecking=no deploy@10.0.0.9"),
+        ("cli", "result", "+ PGPASSWORD={p} psql -h db -U app -c 'select 1'"),
+        ("cli", "raw", "curl -sf -u admin:{p} https://jenkins.acme.dev/api/json"),
+        ("sql", "raw", "CREATE USER 'reporter'@'%' IDENTIFIED BY '{p}';"),
+        ("sql", "json", "ALTER ROLE app WITH LOGIN PASSWORD '{p}';"),
+        ("k8s", "raw", "        env:\n        - name: DB_PASSWORD\n          value: \"{p}\"\n"),
+        ("compose", "raw", "    environment:\n      MYSQL_ROOT_PASSWORD: {p}\n      MYSQL_DATABASE: app"),
+        ("python", "raw", "conn = psycopg2.connect(host='db', user='app', password='{p}')"),
+        ("python", "json", "settings.DATABASES['default']['PASSWORD'] = \"{p}\""),
+        ("form", "raw", "POST /login body=username=bob&password={p}&remember=1"),
+        ("url-encoded", "raw", "data=%7B%22user%22%3A%22bob%22%2C%22password%22%3A%22{p}%22%7D"),
+        ("cli", "raw", "redis-cli -h cache -a {p} INFO"),
+        ("cli", "raw", "keytool -importkeystore -srckeystore a.p12 -srcstorepass {p} -destkeystore b.jks"),
+        ("docker", "json", "docker login registry.acme.dev -u ci --password {p}"),
+        ("log", "raw", "INFO connecting with user=app password={p} host=db"),
+        ("toml", "raw", "[tool.poetry.http-basic.acme]\nusername = \"ci\"\npassword = \"{p}\""),
+        ("php", "raw", "'password' => '{p}',"),
+        ("go", "raw", "cfg := Config{{User: \"app\", Password: \"{p}\"}}"),
+        ("ts", "raw", "const db = new Client({{ user: 'app', password: '{p}' }});"),
+    ]
+    for ctx, enc, tmpl in pw_forms:
+        p = password(rng)
+        add(ctx, enc, tmpl.format(p=p), [("password", p)])
+
+    # --- generic secret / token / api-key / client-secret ---
+    generic = [
+        ("secret", "dotenv", "raw", "JWT_SECRET={s}\nJWT_TTL=3600"),
+        ("secret", "python", "raw", "SECRET_KEY = \"{s}\"\nDEBUG = False"),
+        ("secret", "yaml", "raw", "webhook:\n  secret: {s}\n"),
+        ("secret", "json-config", "json", '{{"signing_secret": "{s}"}}'),
+        ("token", "json-config", "result", '{{"access_token": "{s}", "token_type": "bearer", '
+                                           '"expires_in": 3599}}'),
+        ("token", "npmrc", "raw", "//registry.acme.dev/npm/:_authToken={s}\nalways-auth=true"),
+        ("token", "curl", "raw", "curl -H \"X-Auth-Token: {s}\" https://api.acme.dev/v2/servers"),
+        ("token", "curl", "json", "curl --header \"PRIVATE-TOKEN: {s}\" https://gitlab.acme.dev/api/v4/projects"),
+        ("token", "url", "raw", "GET /oauth/callback?code=abc&refresh_token={s}&state=xyz"),
+        ("token", "cli", "raw", "$ ./deploy.sh --token {s} --env prod"),
+        ("api-key", "dotenv", "raw", "COHERE_API_KEY={s}"),
+        ("api-key", "curl", "raw", "curl https://api.acme.ai/v1/chat -H \"x-api-key: {s}\" -d @req.json"),
+        ("api-key", "json-config", "json2", '{{"provider": "mistral", "apiKey": "{s}"}}'),
+        ("api-key", "yaml", "raw", "llm:\n  api_key: {s}\n  model: large"),
+        ("api-key", "url", "result", "GET https://maps.acme.io/geocode?q=berlin&api_key={s} 200"),
+        ("api-key", "cli", "raw", "python eval.py --api-key={s} --model m1"),
+        ("client-secret", "form", "raw", "grant_type=client_credentials&client_id=web&client_secret={s}"),
+        ("client-secret", "json-config", "raw", '{{"clientId": "web-app", "clientSecret": "{s}"}}'),
+        ("client-secret", "dotenv", "json", "OIDC_CLIENT_SECRET={s}"),
+    ]
+    for cls, ctx, enc, tmpl in generic:
+        s = MAKERS[cls](rng)
+        add(ctx, enc, tmpl.format(s=s), [(cls, s)])
+
+    # --- HTTP auth, cookies, sessions ---
+    for tmpl, enc in [
+        ("curl -s -H \"Authorization: Bearer {s}\" https://api.acme.dev/v1/me", "raw"),
+        ("curl -s -H \"Authorization: Bearer {s}\" https://api.acme.dev/v1/me", "json"),
+        ("> GET /v1/me HTTP/1.1\n> Host: api.acme.dev\n> authorization: bearer {s}\n> Accept: */*", "result"),
+        ("headers = {{'Authorization': 'Bearer {s}', 'Accept': 'application/json'}}", "raw"),
+        ("requests.get(url, headers={{\"Authorization\": \"Bearer {s}\"}})", "json2"),
+    ]:
+        s = MAKERS["bearer-token"](rng)
+        add("http", enc, tmpl.format(s=s), [("bearer-token", s)])
+    for enc in ("raw", "json"):
+        s = MAKERS["basic-auth"](rng)
+        add("http", enc, f"curl -H 'Authorization: Basic {s}' https://registry.acme.dev/v2/_catalog",
+            [("basic-auth", s)])
+    s = MAKERS["basic-auth"](rng)
+    add("http", "result", f"DEBUG request headers: {{'Authorization': 'Basic {s}', 'User-Agent': "
+                          "'python-requests/2.32'}", [("basic-auth", s)])
+    s = MAKERS["jwt"](rng)
+    add("http", "raw", f"curl -H \"Authorization: Bearer {s}\" https://api.acme.dev/v1/orders",
+        [("jwt", s)])
+    s = MAKERS["github-token"](rng)
+    add("http", "json", f"curl -H \"Authorization: token {s}\" https://api.github.com/user",
+        [("github-token", s)])
+    for tmpl, enc in [
+        ("> Cookie: {s}", "raw"),
+        ("curl -H 'Cookie: {s}' https://app.acme.dev/dashboard", "json"),
+        ("< set-cookie: {s}; Path=/; HttpOnly; Secure", "result"),
+        ("curl -b '{s}' https://app.acme.dev/api/export", "raw"),
+    ]:
+        s = MAKERS["cookie"](rng)
+        add("http", enc, tmpl.format(s=s), [("cookie", s)])
+    for tmpl, enc in [
+        ("GET /cart;jsessionid={s}?item=4 HTTP/1.1", "raw"),
+        ("127.0.0.1 - - [14/Mar/2025] \"GET /index.php?PHPSESSID={s} HTTP/1.1\" 200", "result"),
+        ("INFO request sessionid={s} user=42 path=/admin", "raw"),
+        ("{{\"laravel_session\": \"{s}\"}}", "json"),
+    ]:
+        s = rs(rng, UPPER + DIGITS, 32) if "jsession" in tmpl else MAKERS["session-id"](rng)
+        add("http", enc, tmpl.format(s=s), [("session-id", s)])
+
+    # --- JWT, tokens in other places ---
+    s = MAKERS["jwt"](rng)
+    add("log", "raw", f"oauth callback ok id_token={s} expires_in=3600", [("jwt", s)])
+    s = MAKERS["jwt"](rng)
+    add("json-config", "result", json.dumps({"session": {"user": "ada", "jwt": s}}), [("jwt", s)])
+    s = MAKERS["slack-webhook"](rng)
+    add("shell", "raw", f"curl -X POST -H 'Content-type: application/json' --data '{{\"text\":\"deploy ok\"}}' {s}",
+        [("slack-webhook", s)])
+    s = MAKERS["discord-bot-token"](rng)
+    add("python", "raw", f"bot.run(\"{s}\")", [("discord-bot-token", s)])
+    s = MAKERS["telegram-bot-token"](rng)
+    add("url", "json", f"curl https://api.telegram.org/bot{s}/sendMessage -d chat_id=42 -d text=hi",
+        [("telegram-bot-token", s)])
+    s = MAKERS["npm-token"](rng)
+    add("npmrc", "raw", f"//registry.npmjs.org/:_authToken={s}", [("npm-token", s)])
+    s = MAKERS["pypi-token"](rng)
+    add("ini", "raw", f"[pypi]\n  username = __token__\n  password = {s}", [("pypi-token", s)])
+    s = MAKERS["huggingface-token"](rng)
+    add("cli", "json", f"huggingface-cli login --token {s}", [("huggingface-token", s)])
+    s = MAKERS["anthropic-api-key"](rng)
+    add("curl", "json2", f"curl https://api.anthropic.com/v1/messages -H \"x-api-key: {s}\" "
+                         "-H \"anthropic-version: 2023-06-01\"", [("anthropic-api-key", s)])
+    s = MAKERS["openai-api-key"](rng)
+    add("python", "raw", f"openai.api_key = \"{s}\"", [("openai-api-key", s)])
+    s = MAKERS["stripe-secret-key"](rng)
+    add("curl", "raw", f"curl https://api.stripe.com/v1/charges -u {s}: -d amount=2000",
+        [("stripe-secret-key", s)])
+    s = MAKERS["slack-token"](rng)
+    add("curl", "result", f"curl -s -H 'Authorization: Bearer {s}' https://slack.com/api/auth.test",
+        [("slack-token", s)])
+    s = MAKERS["github-fine-grained-token"](rng)
+    add("cli", "raw", f"echo {s} | gh auth login --with-token", [("github-fine-grained-token", s)])
+    return cases
+
+
+def vendor_cases(rng: random.Random) -> list[dict]:
+    cases = []
+    for i, cls in enumerate(BARE_VENDOR):
+        # three templates per class, rotating through the pool
+        for k in range(3):
+            ctx, enc, tmpl = VENDOR_TEMPLATES[(i * 3 + k) % len(VENDOR_TEMPLATES)]
+            s = MAKERS[cls](rng)
+            text = ENCODINGS[enc](tmpl.format(env=ENV_NAMES[cls], s=s))
+            cases.append({"context": ctx, "encoding": enc, "text": text,
+                          "labels": [{"class": cls, "secret": appearing(s, text)}]})
+    return cases
+
+
+# ---------------------------------------------------------------------------
+# Negatives: must come back byte-for-byte unchanged
+# ---------------------------------------------------------------------------
+
+def negative_cases(rng: random.Random) -> list[dict]:
+    sha = lambda: rs(rng, HEX, 40)  # noqa: E731
+    sha256 = lambda: rs(rng, HEX, 64)  # noqa: E731
+    integrity = "sha512-" + base64.b64encode(bytes(rng.randrange(256) for _ in range(64))).decode()
+    blob = base64.b64encode(bytes(rng.randrange(256) for _ in range(180))).decode()
+    sshpub = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + mixed(rng, B64, 43) + " ada@laptop"
+    rsapub = "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABgQ" + mixed(rng, B64, 300) + " ci@runner"
+    pubpem = ("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE" + mixed(rng, B64, 28)
+              + "\n" + mixed(rng, B64, 24) + "==\n-----END PUBLIC KEY-----")
+    cert = ("-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBa\n"
+            + "\n".join(mixed(rng, B64, 64) for _ in range(4)) + "\n-----END CERTIFICATE-----")
+    jwt_io = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9l"
+              "IiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+    texts: list[tuple[str, str]] = [
+        # hashes and ids
+        ("git", f"commit {sha()}\nAuthor: Ada <ada@example.com>\n\n    fix tokenizer edge case"),
+        ("git", f"$ git rev-parse HEAD\n{sha()}"),
+        ("git", f"Merge: {sha()[:7]} {sha()[:7]}\n{sha()} refs/heads/main"),
+        ("git", f"$ git log --oneline\n{sha()[:7]} Add password reset flow\n{sha()[:7]} Bump token budget"),
+        ("uuid", json.dumps({"session_id": uuid4(rng), "request_id": uuid4(rng), "turn": 3})),
+        ("uuid", f"trace_id={uuid4(rng)} span_id={rs(rng, HEX, 16)} status=OK"),
+        ("uuid", json.dumps({"sessionId": uuid4(rng), "cwd": "/home/agent/repo"})),
+        ("hash", f"sha256:{sha256()}"),
+        ("hash", f"{sha256()}  dist/trajectory_cleaner-0.3.1-py3-none-any.whl"),
+        ("hash", f"FROM python:3.12-slim@sha256:{sha256()}"),
+        ("hash", f'"integrity": "{integrity}"'),
+        ("hash", f"    resolved \"https://registry.yarnpkg.com/left-pad/-/left-pad-1.3.0.tgz#{sha()}\""),
+        ("hash", f"github.com/stretchr/testify v1.9.0 h1:{base64.b64encode(bytes(32)).decode()[:43]}="),
+        ("hash", f'checksum = "{sha256()}"'),
+        ("hash", f"md5: {rs(rng, HEX, 32)}  etag: \"{rs(rng, HEX, 32)}\""),
+        ("hash", f"content_hash: {sha256()}"),
+        ("base64", f"data:image/png;base64,{blob}"),
+        ("base64", f'{{"type": "image", "source": {{"type": "base64", "data": "{blob[:120]}"}}}}'),
+        # documented example keys
+        ("example", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
+                    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        ("example", "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE"),
+        ("example", f"Example JWT from jwt.io: {jwt_io}"),
+        ("example", "stripe.api_key = \"sk_test_4eC39HqLyjWDarjtT1zdp7dc\""),
+        ("example", "SLACK_WEBHOOK=https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"),
+        ("example", "token = \"xoxb-not-a-real-token-this-will-not-work\""),
+        # placeholders
+        ("placeholder", "OPENAI_API_KEY=sk-..."),
+        ("placeholder", "export OPENAI_API_KEY=YOUR_API_KEY"),
+        ("placeholder", "curl -H \"Authorization: Bearer <token>\" https://api.example.com"),
+        ("placeholder", "curl -H \"Authorization: Bearer $TOKEN\" https://api.example.com"),
+        ("placeholder", "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}"),
+        ("placeholder", "env:\n  GITHUB_TOKEN: ${GITHUB_TOKEN}"),
+        ("placeholder", "mysql -u root -p$PASSWORD app"),
+        ("placeholder", "password: xxx"),
+        ("placeholder", "password: changeme"),
+        ("placeholder", "DB_PASSWORD=***"),
+        ("placeholder", '"password": "********"'),
+        ("placeholder", "postgres://user:password@localhost:5432/db"),
+        ("placeholder", "postgresql://USER:PASSWORD@HOST:PORT/DATABASE"),
+        ("placeholder", "mongodb://<username>:<password>@cluster0.mongodb.net"),
+        ("placeholder", "https://user:${PASS}@git.example.com/repo.git"),
+        ("placeholder", "api_key: <your-api-key>"),
+        ("placeholder", "ANTHROPIC_API_KEY=sk-ant-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+        ("placeholder", "token: \"{{ .Values.token }}\""),
+        ("placeholder", "password = %(db_password)s"),
+        ("placeholder", "GH_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+        ("placeholder", "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----"),
+        ("placeholder", "\"api_key\": \"[REDACTED:api-key]\""),
+        ("placeholder", "Authorization: Bearer [REDACTED:jwt]"),
+        ("placeholder", "export HF_TOKEN=hf_your_token_here"),
+        ("placeholder", "password: !vault |"),
+        # public keys and certificates
+        ("public-key", sshpub),
+        ("public-key", rsapub),
+        ("public-key", pubpem),
+        ("public-key", cert),
+        ("public-key", "STRIPE_PUBLISHABLE_KEY=pk_live_" + mixed(rng, B62, 24)),
+        # words
+        ("words", "Implemented the password reset flow and the forgot-password email."),
+        ("words", "We are over the token budget; reduce max_tokens=4096 to 2048."),
+        ("words", json.dumps({"usage": {"prompt_tokens": 1234, "completion_tokens": 56,
+                                        "total_tokens": 1290}})),
+        ("words", "token_count: 12\nmax_tokens: 4096\ntokens_per_second: 41.7"),
+        ("words", json.dumps({"usage": {"input_tokens": 88, "cache_creation_input_tokens": 0,
+                                        "output_tokens": 12}})),
+        ("words", "The API key is read from the environment; never commit secrets."),
+        ("words", "Set the token: use your GitHub token from the settings page"),
+        ("words", "Password: must be at least 12 characters long"),
+        ("words", json.dumps({"token": " the", "logprob": -0.012, "bytes": [32, 116, 104, 101]})),
+        ("words", '{"bos_token": "<s>", "eos_token": "</s>", "pad_token": "[PAD]"}'),
+        ("words", "secret sauce: caching the tokenizer"),
+        # code
+        ("code", "password = request.form[\"password\"]"),
+        ("code", "token = os.getenv(\"GITHUB_TOKEN\")"),
+        ("code", "client = OpenAI(api_key=api_key)"),
+        ("code", "def login(username: str, password: str) -> Session:"),
+        ("code", "    password: Optional[str] = None"),
+        ("code", "const token = await getToken();"),
+        ("code", "  apiKey: process.env.OPENAI_API_KEY,"),
+        ("code", "interface Creds { user: string; password?: string; token: string }"),
+        ("code", "if not token:\n    raise ValueError(\"token is required\")"),
+        ("code", "api_key = settings.api_key or os.environ[\"API_KEY\"]"),
+        ("code", "password = hashlib.sha256(raw.encode()).hexdigest()"),
+        ("code", "secret = secrets.token_urlsafe(32)"),
+        ("code", "user.password = make_password(form.cleaned_data['password'])"),
+        ("code", "{ password: hashedPassword, token: accessToken }"),
+        ("code", "cursor.execute(\"UPDATE users SET password = ? WHERE id = ?\", (pw, uid))"),
+        ("code", "headers = {\"Authorization\": f\"Bearer {token}\"}"),
+        ("code", "    \"password\": {\"type\": \"string\", \"minLength\": 8},"),
+        ("code", "token_type: str = \"bearer\""),
+        ("code", "for token in tokenizer.encode(text):"),
+        # shell and env that is not secret
+        ("shell", "PWD=/home/agent/work/repo\nOLDPWD=/home/agent\nSHLVL=1"),
+        ("shell", "$ docker login ghcr.io -u ada --password-stdin < token.txt"),
+        ("shell", "$ docker run -p 8080:80 -u 1000:1000 nginx"),
+        ("shell", "$ mkdir -p src/app && git push -u origin main"),
+        ("shell", "$ gh auth login --with-token < ~/.config/gh/token"),
+        ("shell", "ssh-add ~/.ssh/id_ed25519\nIdentity added: /home/ada/.ssh/id_ed25519 (ada@laptop)"),
+        ("shell", "git clone git@github.com:acme/infra.git\nCloning into 'infra'..."),
+        ("shell", "curl -s https://user@example.com/api http://localhost:8080/health"),
+        ("shell", "export SSH_AUTH_SOCK=/tmp/ssh-XXXXabcd/agent.1234"),
+        ("shell", "kubectl get secret db-credentials -o jsonpath='{.data.password}' | base64 -d"),
+        ("shell", "valueFrom:\n  secretKeyRef:\n    name: db-secret\n    key: password"),
+        ("shell", "pip download hf_transfer huggingface_hub; python -c 'from huggingface_hub import "
+                  "hf_hub_download'"),
+        ("shell", "aws iam get-user\n{\"UserId\": \"AIDAJQABLZS4A3QDU576Q\", \"Arn\": "
+                  "\"arn:aws:iam::123456789012:user/ada\"}"),
+        ("shell", "npm install lodash@4.17.21 @types/node@20.11.5"),
+        ("shell", "PASSWORD_MIN_LENGTH=12\nTOKEN_TTL_SECONDS=3600\nSESSION_COOKIE_AGE=1209600"),
+        ("shell", "Bearer tokens are passed in the Authorization header."),
+        ("shell", "Set-Cookie: <cookie-name>=<cookie-value>"),
+        ("shell", "The cookie banner is shown on first visit; session_id rotates on login."),
+        ("shell", "task-3f9a2b7c-run completed; disk-usage 71%"),
+        ("shell", "$ ls ~/.ssh\nid_ed25519  id_ed25519.pub  known_hosts  authorized_keys"),
+        ("shell", "x-request-id: " + uuid4(rng) + "\ncontent-length: 1432\netag: W/\"" + sha() + "\""),
+    ]
+    return [{"context": c, "text": t} for c, t in texts]
+
+
+def personal_cases(rng: random.Random) -> list[dict]:
+    def luhn_complete(prefix: str, length: int) -> str:
+        body = prefix + rs(rng, DIGITS, length - len(prefix) - 1)
+        for d in DIGITS:
+            cand = body + d
+            total = 0
+            for i, ch in enumerate(reversed(cand)):
+                n = int(ch)
+                if i % 2:
+                    n = n * 2 - 9 if n * 2 > 9 else n * 2
+                total += n
+            if total % 10 == 0:
+                return cand
+        raise AssertionError
+
+    def iban(cc: str, length: int) -> str:
+        bban = rs(rng, DIGITS, length - 4)
+        num = int("".join(str(int(c, 36)) for c in bban + cc + "00"))
+        check = 98 - num % 97
+        return f"{cc}{check:02d}{bban}"
+
+    cases = []
+
+    def add(ctx: str, text: str, labels: list[tuple[str, str]]) -> None:
+        cases.append({"context": ctx, "text": text,
+                      "labels": [{"class": c, "secret": s} for c, s in labels]})
+
+    for _ in range(5):
+        e = f"{rs(rng, LOWER, 6)}.{rs(rng, LOWER, 7)}@{rs(rng, LOWER, 8)}.com"
+        add("email", f"Reply from {e} about invoice 42", [("email", e)])
+    e = f"{rs(rng, LOWER, 8)}@{rs(rng, LOWER, 6)}.io"
+    add("email", json.dumps({"to": [e], "subject": "hi"}), [("email", e)])
+    e = f"{rs(rng, LOWER, 5)}+{rs(rng, LOWER, 4)}@mail.{rs(rng, LOWER, 6)}.org"
+    add("email", json.dumps({"command": f"git config user.email\n{e}"}), [("email", e)])
+    for fmt in ("+1 415 555 {a}", "+44 20 7946 {a}", "(212) 555-{a}", "646-555-{a}", "+49 30 901820{b}"):
+        ph = fmt.format(a=rs(rng, DIGITS, 4), b=rs(rng, DIGITS, 2))
+        add("phone", f"Call me at {ph} tomorrow", [("phone-number", ph)])
+    for prefix, length, sep in (("4", 16, " "), ("51", 16, "-"), ("37", 15, ""), ("6011", 16, " ")):
+        c = luhn_complete(prefix, length)
+        shown = sep.join(c[i:i + 4] for i in range(0, len(c), 4)) if sep else c
+        add("card", f"card_number: {shown} exp 04/27", [("card-number", shown)])
+    for cc, ln in (("DE", 22), ("GB", 22), ("FR", 27), ("NL", 18)):
+        ib = iban(cc, ln) if cc != "GB" else None
+        if cc == "GB":
+            bban = "NWBK" + rs(rng, DIGITS, 14)
+            num = int("".join(str(int(ch, 36)) for ch in bban + "GB00"))
+            ib = f"GB{98 - num % 97:02d}{bban}"
+        spaced = " ".join(ib[i:i + 4] for i in range(0, len(ib), 4))
+        add("iban", f"Please wire to IBAN {spaced} by Friday.", [("iban", spaced)])
+    return cases
+
+
+def main() -> None:
+    rng = random.Random(SEED)
+    positives = specific_cases(rng) + vendor_cases(rng)
+    for i, case in enumerate(positives):
+        case["id"] = f"pos-{i:03d}"
+    negatives = negative_cases(rng)
+    for i, case in enumerate(negatives):
+        case["id"] = f"neg-{i:03d}"
+    personal = personal_cases(rng)
+    for i, case in enumerate(personal):
+        case["id"] = f"pii-{i:03d}"
+
+    def dump(path: Path, rows: list[dict], keys: tuple[str, ...]) -> None:
+        with path.open("w", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(json.dumps({k: row[k] for k in keys if k in row}, ensure_ascii=False) + "\n")
+
+    dump(POSITIVE, positives, ("id", "context", "encoding", "labels", "text"))
+    dump(NEGATIVE, negatives, ("id", "context", "text"))
+    dump(PERSONAL, personal, ("id", "context", "labels", "text"))
+    classes = {lab["class"] for c in positives for lab in c["labels"]}
+    print(f"{len(positives)} positives over {len(classes)} classes, {len(negatives)} negatives, "
+          f"{len(personal)} personal")
+
+
+if __name__ == "__main__":
+    main()

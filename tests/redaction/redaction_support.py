@@ -1,0 +1,273 @@
+"""Shared helpers for the redaction tests and benchmark.
+
+* ``load_redact()`` imports ``template/project/cleaner_runtime/redact.py`` by
+  path (the runtime package is not importable from the generator checkout).
+* ``MAKERS`` builds FAKE secrets in each vendor's real format from a seeded
+  ``random.Random``: random-looking, synthetic, never real credentials.
+* ``FORMS`` pairs every detector class with a minimal context that makes the
+  secret recognisable (``DB_PASSWORD=<s>``, ``postgres://u:<s>@db``...), used
+  by the property tests and the corpus generator.
+* ``leaks()`` implements the leak criterion: any 8+ character substring of a
+  secret (raw or JSON-escaped) surviving in the output.
+"""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import json
+import random
+import string
+import sys
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REDACT_PATH = Path(__file__).resolve().parents[2] / "template/project/cleaner_runtime/redact.py"
+POSITIVE = HERE / "corpus_positive.jsonl"
+NEGATIVE = HERE / "corpus_negative.jsonl"
+PERSONAL = HERE / "corpus_personal.jsonl"
+
+_MOD_NAME = "_trajectory_cleaner_redact_under_test"
+
+
+def load_redact():
+    """Import the runtime redaction module from its template path (cached)."""
+    mod = sys.modules.get(_MOD_NAME)
+    if mod is not None:
+        return mod
+    spec = importlib.util.spec_from_file_location(_MOD_NAME, REDACT_PATH)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[_MOD_NAME] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def load_jsonl(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+# ---------------------------------------------------------------------------
+# Leak criterion
+# ---------------------------------------------------------------------------
+
+def secret_variants(secret: str) -> set[str]:
+    """The secret as it may appear in text: raw and JSON-escaped (1-2 levels)."""
+    out = {secret}
+    cur = secret
+    for _ in range(2):
+        cur = json.dumps(cur)[1:-1]
+        out.add(cur)
+    return out
+
+
+def leaks(secret: str, output: str, n: int = 8) -> list[str]:
+    """Every ``n``-character window of the secret that survives in ``output``."""
+    found = []
+    for variant in secret_variants(secret):
+        if len(variant) < n:
+            if variant in output:
+                found.append(variant)
+            continue
+        for i in range(len(variant) - n + 1):
+            window = variant[i:i + n]
+            if window in output:
+                found.append(window)
+                break
+    return found
+
+
+# ---------------------------------------------------------------------------
+# Fake secret makers (deterministic given the rng)
+# ---------------------------------------------------------------------------
+
+LOWER = string.ascii_lowercase
+UPPER = string.ascii_uppercase
+DIGITS = string.digits
+B62 = LOWER + UPPER + DIGITS
+B64 = B62 + "+/"
+B64URL = B62 + "-_"
+HEX = "0123456789abcdef"
+PW_SYMBOLS = "!#^*+=-_.~"
+
+
+def rs(rng: random.Random, alphabet: str, n: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def mixed(rng: random.Random, alphabet: str, n: int) -> str:
+    """Random string that contains upper, lower case and digits when possible."""
+    while True:
+        s = rs(rng, alphabet, n)
+        if (any(c in LOWER for c in s) + any(c in UPPER for c in s) + any(c in DIGITS for c in s)
+                >= min(3, sum(bool(set(alphabet) & set(x)) for x in (LOWER, UPPER, DIGITS)))):
+            return s
+
+
+def b64url_nopad(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def uuid4(rng: random.Random) -> str:
+    h = rs(rng, HEX, 32)
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
+
+
+def pem_block(rng: random.Random, label: str = "PRIVATE KEY", lines: int = 12, nl: str = "\n") -> str:
+    body = "MIIE" + mixed(rng, B64, 60)
+    rows = [body] + [mixed(rng, B64, 64) for _ in range(lines - 2)] + [mixed(rng, B64, 40) + "=="]
+    return f"-----BEGIN {label}-----{nl}" + nl.join(rows) + f"{nl}-----END {label}-----"
+
+
+def openssh_block(rng: random.Random, nl: str = "\n") -> str:
+    rows = ["b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"]
+    rows += [mixed(rng, B64, 70) for _ in range(5)]
+    rows.append(mixed(rng, B64, 24) + "=")
+    return (f"-----BEGIN OPENSSH PRIVATE KEY-----{nl}" + nl.join(rows)
+            + f"{nl}-----END OPENSSH PRIVATE KEY-----")
+
+
+def password(rng: random.Random, n: int = 14) -> str:
+    while True:
+        s = rs(rng, B62 + PW_SYMBOLS, n)
+        if (any(c in LOWER for c in s) and any(c in UPPER for c in s)
+                and any(c in DIGITS for c in s) and s[0] not in "-*!.=+^#~"):
+            return s
+
+
+def jwt(rng: random.Random) -> str:
+    head = b64url_nopad(json.dumps({"alg": rng.choice(["HS256", "RS256", "ES256"]),
+                                    "typ": "JWT"}, separators=(",", ":")).encode())
+    payload = b64url_nopad(json.dumps({
+        "sub": rs(rng, DIGITS, 10), "name": rng.choice(["Ada", "Grace", "Linus"]),
+        "iat": rng.randint(1_600_000_000, 1_800_000_000),
+        "scope": rng.choice(["repo", "read:user", "admin"]),
+    }, separators=(",", ":")).encode())
+    return f"{head}.{payload}.{mixed(rng, B64URL, 43)}"
+
+
+def discord_bot(rng: random.Random) -> str:
+    uid = str(rng.randint(10**17, 10**18 - 1))
+    return f"{b64url_nopad(uid.encode())}.{mixed(rng, B64URL, 6)}.{mixed(rng, B64URL, 38)}"
+
+
+def aws_key_id(rng: random.Random) -> str:
+    return rng.choice(["AKIA", "ASIA"]) + mixed(rng, UPPER + "234567", 16)
+
+
+MAKERS: dict[str, Callable[[random.Random], str]] = {
+    "aws-access-key-id": aws_key_id,
+    "aws-secret-access-key": lambda r: mixed(r, B64, 40),
+    "aws-session-token": lambda r: "IQoJb3JpZ2luX2VjE" + mixed(r, B64, 300) + "=",
+    "gcp-api-key": lambda r: "AIza" + mixed(r, B64URL, 35),
+    "gcp-oauth-token": lambda r: "ya29." + mixed(r, B64URL, 150),
+    "gcp-refresh-token": lambda r: "1//0" + mixed(r, B64URL, 100),
+    "gcp-client-secret": lambda r: "GOCSPX-" + mixed(r, B64URL, 28),
+    "private-key": lambda r: pem_block(r, r.choice(["PRIVATE KEY", "RSA PRIVATE KEY",
+                                                    "EC PRIVATE KEY"])),
+    "azure-storage-key": lambda r: mixed(r, B64, 86) + "==",
+    "azure-sas-signature": lambda r: urllib.parse.quote(mixed(r, B64, 43) + "=", safe=""),
+    "azure-client-secret": lambda r: (mixed(r, B62, 3) + r.choice(DIGITS) + "Q~"
+                                      + mixed(r, B62 + "_~.-", 34)),
+    "azure-shared-access-key": lambda r: mixed(r, B64, 43) + "=",
+    "github-token": lambda r: r.choice(["ghp_", "gho_", "ghu_", "ghs_", "ghr_"]) + mixed(r, B62, 36),
+    "github-fine-grained-token": lambda r: "github_pat_" + mixed(r, B62, 22) + "_" + mixed(r, B62, 59),
+    "gitlab-token": lambda r: "glpat-" + mixed(r, B62 + "-_", 20),
+    "openai-api-key": lambda r: r.choice([
+        "sk-proj-" + mixed(r, B64URL, 74) + "T3BlbkFJ" + mixed(r, B64URL, 74),
+        "sk-" + mixed(r, B62, 20) + "T3BlbkFJ" + mixed(r, B62, 20),
+        "sk-svcacct-" + mixed(r, B64URL, 100),
+    ]),
+    "anthropic-api-key": lambda r: "sk-ant-api03-" + mixed(r, B64URL, 93) + "AA",
+    "openrouter-api-key": lambda r: "sk-or-v1-" + mixed(r, HEX, 64),
+    "huggingface-token": lambda r: "hf_" + mixed(r, LOWER + UPPER, 34),
+    "groq-api-key": lambda r: "gsk_" + mixed(r, B62, 52),
+    "replicate-api-token": lambda r: "r8_" + mixed(r, B62, 37),
+    "perplexity-api-key": lambda r: "pplx-" + mixed(r, B62, 48),
+    "xai-api-key": lambda r: "xai-" + mixed(r, B62, 80),
+    "langsmith-api-key": lambda r: "lsv2_pt_" + mixed(r, HEX, 32) + "_" + mixed(r, HEX, 10),
+    "tavily-api-key": lambda r: "tvly-" + mixed(r, B62, 32),
+    "stripe-secret-key": lambda r: r.choice(["sk_live_", "rk_live_", "sk_test_"]) + mixed(r, B62, 24),
+    "stripe-webhook-secret": lambda r: "whsec_" + mixed(r, B62, 32),
+    "slack-token": lambda r: (r.choice(["xoxb-", "xoxp-"]) + rs(r, DIGITS, 12) + "-"
+                              + rs(r, DIGITS, 13) + "-" + mixed(r, B62, 24)),
+    "slack-webhook": lambda r: ("https://hooks.slack.com/services/T" + mixed(r, UPPER + DIGITS, 8)
+                                + "/B" + mixed(r, UPPER + DIGITS, 10) + "/" + mixed(r, B62, 24)),
+    "discord-bot-token": discord_bot,
+    "discord-webhook": lambda r: ("https://discord.com/api/webhooks/" + rs(r, DIGITS, 18) + "/"
+                                  + mixed(r, B64URL, 68)),
+    "teams-webhook": lambda r: ("https://contoso.webhook.office.com/webhookb2/" + uuid4(r) + "@"
+                                + uuid4(r) + "/IncomingWebhook/" + rs(r, HEX, 32) + "/"
+                                + uuid4(r)),
+    "telegram-bot-token": lambda r: str(r.randint(10**8, 10**10)) + ":AA" + mixed(r, B64URL, 33),
+    "npm-token": lambda r: "npm_" + mixed(r, B62, 36),
+    "pypi-token": lambda r: "pypi-AgEIcHlwaS5vcmc" + mixed(r, B64URL, 150),
+    "dockerhub-token": lambda r: "dckr_pat_" + mixed(r, B64URL, 27),
+    "sendgrid-api-key": lambda r: "SG." + mixed(r, B64URL, 22) + "." + mixed(r, B64URL, 43),
+    "digitalocean-token": lambda r: "dop_v1_" + rs(r, HEX, 64),
+    "vault-token": lambda r: "hvs." + mixed(r, B64URL, 90),
+    "databricks-token": lambda r: "dapi" + rs(r, HEX, 32),
+    "shopify-token": lambda r: "shpat_" + rs(r, HEX, 32),
+    "linear-api-key": lambda r: "lin_api_" + mixed(r, B62, 40),
+    "jwt": jwt,
+    "url-password": password,
+    "bearer-token": lambda r: mixed(r, B62 + "._-", 40),
+    "basic-auth": lambda r: base64.b64encode(
+        f"{r.choice(['admin', 'deploy', 'ci'])}:{password(r)}".encode()).decode(),
+    "cookie": lambda r: f"sessionid={rs(r, LOWER + DIGITS, 32)}; csrftoken={mixed(r, B62, 32)}",
+    "session-id": lambda r: rs(r, LOWER + DIGITS, 26),
+    "password": password,
+    "secret": lambda r: mixed(r, B64URL, 40),
+    "token": lambda r: mixed(r, B62, 40),
+    "api-key": lambda r: rs(r, HEX, 32) if r.random() < 0.5 else mixed(r, B62, 40),
+    "client-secret": lambda r: mixed(r, B62 + "_-", 40),
+}
+
+# Classes whose secret is recognisable on its own (no context needed).
+BARE_CLASSES = (
+    "aws-access-key-id", "aws-session-token", "gcp-api-key", "gcp-oauth-token",
+    "gcp-refresh-token", "gcp-client-secret", "private-key", "azure-client-secret",
+    "github-token", "github-fine-grained-token", "gitlab-token", "openai-api-key",
+    "anthropic-api-key", "openrouter-api-key", "huggingface-token", "groq-api-key",
+    "replicate-api-token", "perplexity-api-key", "xai-api-key", "langsmith-api-key",
+    "tavily-api-key", "stripe-secret-key", "stripe-webhook-secret", "slack-token",
+    "slack-webhook", "discord-bot-token", "discord-webhook", "teams-webhook",
+    "telegram-bot-token", "npm-token", "pypi-token", "dockerhub-token", "sendgrid-api-key",
+    "digitalocean-token", "vault-token", "databricks-token", "shopify-token",
+    "linear-api-key", "jwt",
+)
+
+# class -> function(secret) -> the smallest realistic context around it
+CONTEXTS: dict[str, Callable[[str], str]] = {
+    "aws-secret-access-key": lambda s: f"aws_secret_access_key = {s}",
+    "azure-storage-key": lambda s: (
+        "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=" + s
+        + ";EndpointSuffix=core.windows.net"),
+    "azure-sas-signature": lambda s: (
+        "https://acme.blob.core.windows.net/c/f.txt?sv=2022-11-02&ss=b&srt=o&sp=r"
+        "&se=2026-01-01T00:00:00Z&sig=" + s),
+    "azure-shared-access-key": lambda s: (
+        "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=" + s),
+    "url-password": lambda s: f"postgres://app:{s}@db.internal:5432/app",
+    "bearer-token": lambda s: f"Authorization: Bearer {s}",
+    "basic-auth": lambda s: f"Authorization: Basic {s}",
+    "cookie": lambda s: f"Cookie: {s}",
+    "session-id": lambda s: f"PHPSESSID={s}",
+    "password": lambda s: f"DB_PASSWORD={s}",
+    "secret": lambda s: f"JWT_SECRET={s}",
+    "token": lambda s: f'"access_token": "{s}"',
+    "api-key": lambda s: f"COHERE_API_KEY={s}",
+    "client-secret": lambda s: f"client_secret={s}",
+}
+
+ALL_FORM_CLASSES = tuple(BARE_CLASSES) + tuple(CONTEXTS)
+
+
+def make_form(cls: str, rng: random.Random) -> tuple[str, str]:
+    """(snippet, secret) for ``cls``: the secret in its minimal context."""
+    secret = MAKERS[cls](rng)
+    ctx = CONTEXTS.get(cls)
+    return (ctx(secret) if ctx else secret), secret
