@@ -443,6 +443,12 @@ def format_traces_report(report: TracesReport) -> str:
     fallback = [(f.input, n) for f in report.files for reason, n in f.repaired.items() if "fallback" in reason]
     for name, n in fallback:
         out.append(f"  {name}: no timestamp at all; {n} record(s) use the file's modification time (--fallback-mtime)")
+    repairs: Counter = Counter()
+    for f in report.files:
+        repairs.update({k: v for k, v in f.repaired.items()
+                        if "derived from neighbouring" not in k and "fallback" not in k})
+    for reason, count in sorted(repairs.items()):
+        out.append(f"  also: {count} x {reason}")
     dropped: Counter = Counter()
     where: dict[str, str] = {}
     for f in report.files:
@@ -874,6 +880,13 @@ class RawRec:
     where: str
     record: dict
     _leaves: list | None = None
+    _texts: list | None = None
+
+    @property
+    def texts(self) -> list[tuple[tuple, str, tuple]]:
+        if self._texts is None:
+            self._texts = _text_candidates(self)
+        return self._texts
 
     @property
     def leaves(self) -> list[tuple[tuple, Any]]:
@@ -1118,7 +1131,7 @@ class Aligner:
         for rec in self._order():
             if (rec.pos, "text") in self.used:
                 continue
-            for path, value, blocks in _text_candidates(rec):
+            for path, value, blocks in rec.texts:
                 score = self.matcher.score(content, value)
                 if score and (best is None or score > best[0]):
                     best = (score, rec, path, blocks)
@@ -1159,7 +1172,7 @@ class Aligner:
         for rec in self._order():
             if (rec.pos, "result") in self.used:
                 continue
-            for path, value, blocks in _text_candidates(rec):
+            for path, value, blocks in rec.texts:
                 score = self.matcher.score(content, value) if content else 0
                 if score and (best is None or score > best[0]):
                     link_path = None if _synthesised(link) else _leaf_equal(rec, link, exclude=path)
@@ -2000,16 +2013,23 @@ def compare_session(old_name: str, old: list[dict], new_name: str | None, new: l
     return result
 
 
+def _present(role: str, text: str, exact: set, records: list[dict], matcher: TextMatcher) -> bool:
+    """Is an old message in a new session? Exact text by lookup; the slow placeholder match only if needed."""
+    if (role, TextMatcher.norm(text)) in exact:
+        return True
+    return matcher.pattern(text) is not None and any(
+        r == role and _equivalent(text, t, matcher) for _, r, t in _texts(records))
+
+
 def _pair_sessions(old: dict[str, list[dict]], new: dict[str, list[dict]], matcher: TextMatcher
                    ) -> list[tuple[str, str | None]]:
     """Pair each old session with the new session sharing the most messages (each used once)."""
     scores = []
+    exact = {name: {(role, TextMatcher.norm(text)) for _, role, text in _texts(records)} for name, records in new.items()}
     for old_name, old_records in old.items():
         old_texts = _texts(old_records)
         for new_name, new_records in new.items():
-            new_texts = [(role, text) for _, role, text in _texts(new_records)]
-            hits = sum(1 for _, role, text in old_texts
-                       if any(r == role and _equivalent(text, t, matcher) for r, t in new_texts))
+            hits = sum(1 for _, role, text in old_texts if _present(role, text, exact[new_name], new_records, matcher))
             if hits:
                 scores.append((hits, old_name, new_name))
     pairs: dict[str, str] = {}
