@@ -352,7 +352,7 @@ class Inferrer:
         if s.by == "file":
             self.decide("session.by", "file", 0.9, s.evidence + "; each file is one session")
             return {"by": "file", "field": None, "missing": "fail"}
-        grouping = [c for c in s.candidates if c["per_file_max"] > 1 or c["across_files"]]
+        grouping = [c for c in s.candidates if (c["per_file_max"] > 1 or c["across_files"]) and c["distinct"] > 1]
         conf = 0.9
         alternatives = [c["path"] for c in grouping[1:]]
         if len(grouping) > 1 and grouping[1]["rank"] == grouping[0]["rank"] and not self._nested(grouping[0],
@@ -576,20 +576,59 @@ class Inferrer:
         return plan.kind.hints
 
     def resolve_tools(self) -> None:
-        """Kinds that are tool calls (structure), so that links from their ids find results."""
+        """Kinds that are tool calls (structure), so that links from their ids find results.
+
+        A tool name with arguments or an id makes a call, unless the kind's name says it is a
+        message (a text role) and it has text, or its id values refer back to earlier records
+        (a result that repeats the tool name).
+        """
         for plan in self.plans:
-            if plan.tool_name and (plan.args or plan.call_id or "tool_call" in self.named(plan)) and not (
-                    plan.text_fields and plan.text_fields[0][2] == "a list of typed content blocks"):
-                self.call_sites.add(f"kind:{plan.kind.key}")
+            if not plan.tool_name or not (plan.args or plan.call_id or "tool_call" in self.named(plan)):
+                continue
+            if plan.text_fields and plan.text_fields[0][2] == "a list of typed content blocks":
+                continue
+            names = self.named(plan)
+            text_role = next((r for r in names if r in ("user", "assistant", "reasoning", "system")), None)
+            if text_role and names[0] == text_role and plan.text_fields and not plan.args:
+                continue
+            if text_role and names[0] == text_role and plan.text_fields and "tool_call" not in names:
+                continue
+            if plan.call_id and any(lk.target == f"kind:{plan.kind.key}" and lk.target_path == plan.call_id
+                                    for lk in self.tool_links()):
+                continue
+            self.call_sites.add(f"kind:{plan.kind.key}")
+            # the call id is the field whose values later records refer to
+            out = [lk for lk in self.tool_links() if lk.source == f"kind:{plan.kind.key}"
+                   and lk.target != lk.source]
+            if out:
+                best = max(out, key=lambda lk: (lk.source_path == plan.call_id, lk.matched))
+                plan.call_id = best.source_path
+
+    def tool_links(self) -> list:
+        """Value links that can be tool linkage: not the session id, not parent/thread references."""
+        session = self.p.session.path
+        return [lk for lk in self.p.links if lk.source_path != session and lk.target_path != session
+                and not self.parentish(lk.target_path)]
 
     def result_link(self, plan: KindPlan) -> tuple[tuple, Any] | None:
-        for link in self.p.links:
+        """The field of a kind whose values are the ids of earlier calls (the best-matched one)."""
+        found = []
+        call_ids = {f"kind:{p.kind.key}": p.call_id for p in self.plans}
+        for link in self.tool_links():
             if link.target != f"kind:{plan.kind.key}" or link.source not in self.call_sites:
                 continue
-            if self.parentish(link.target_path) or link.target_path == plan.call_id and link.source == link.target:
+            if link.source == link.target:
                 continue
-            return link.target_path, link
-        return None
+            if link.source.startswith("kind:") and link.source_path != call_ids.get(link.source):
+                continue
+            if link.source.startswith("block:") and mapping_path(link.source_path) != self.block_plans.get(
+                    link.source[6:], {}).get("call_id"):
+                continue
+            found.append(link)
+        if not found:
+            return None
+        best = max(found, key=lambda lk: (lk.overlap, lk.matched))
+        return best.target_path, best
 
     def finish_role(self, plan: KindPlan) -> None:
         k = plan.kind
@@ -608,14 +647,20 @@ class Inferrer:
             self.set_role(plan, key)
             return
         texts = plan.text_fields
+        text_role = next((r for r in names if r in ("user", "assistant", "reasoning")), None)
+        if names and names[0] in ("skip", "system", "meta"):
+            text_role = None
         is_call_site = f"kind:{k.key}" in self.call_sites
         link = self.result_link(plan)
+        generic = self.generic_tool(plan)
         if is_call_site and plan.output and plan.output[0] not in (plan.args,) and not link:
-            plan.role, plan.confidence = "tool_exchange", 0.9
+            plan.role, plan.confidence = "tool_exchange", 0.7 if generic else 0.9
             plan.evidence = (f"{n} carry a tool name `{dotted(plan.tool_name)}`"
                              + (f", arguments `{dotted(plan.args)}`" if plan.args else "")
-                             + f" and the output `{dotted(plan.output[0])}` together")
-            plan.candidates = ["tool_call", "skip"]
+                             + f" and the output `{dotted(plan.output[0])}` together"
+                             + ("; but `name`/`inputs`/`outputs` could be any step, and nothing names it a tool"
+                                if generic else ""))
+            plan.candidates = ["user", "assistant", "skip"] if generic else ["tool_call", "skip"]
         elif is_call_site:
             plan.role, plan.confidence = "tool_call", 0.9
             refs = [lk for lk in self.p.links if lk.source == f"kind:{k.key}"]
@@ -623,14 +668,15 @@ class Inferrer:
                 f" and arguments `{dotted(plan.args)}`" if plan.args else "") + (
                 f"; their `{dotted(refs[0].source_path)}` values reappear in {refs[0].target}" if refs else "")
             plan.candidates = ["tool_exchange", "skip"]
-        elif link:
+        elif link and (plan.output or texts):
             plan.result_link = link[0]
             lk = link[1]
             plan.role, plan.confidence = "tool_result", 0.95
             plan.evidence = (f"{n}: {lk.overlap:.0%} of `{dotted(lk.target_path)}` values are ids of earlier "
                              f"{lk.source} `{dotted(lk.source_path)}` tool calls")
             plan.candidates = ["skip"]
-        elif "tool_result" in names[:1] and (plan.output or texts) and not (
+        elif ("tool_result" in strong_roles(k.names()[0] if k.names() else "") or names == ["tool_result"]) and (
+                plan.output or texts) and not (
                 texts and texts[0][2] == "a list of typed content blocks" and "user" in names):
             plan.role, plan.confidence = "tool_result", 0.85
             plan.evidence = f"{n} named like a tool result with output in `{dotted((plan.output or [texts[0][1]])[0])}`; " \
@@ -653,10 +699,10 @@ class Inferrer:
             plan.role, plan.confidence = "skip", 0.85
             plan.evidence = f"{n} named like a system prompt: omitted, as Letta's normalizer does by default"
             plan.candidates = ["user"]
-        elif names and names[0] in ("user", "assistant", "reasoning") and (texts or plan.output):
-            plan.role, plan.confidence = names[0], 0.9
-            plan.evidence = f"{n} named like {names[0]} (`{k.names()[0] if k.names() else k.key}`)"
-            plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != names[0]]
+        elif text_role and (texts or plan.output):
+            plan.role, plan.confidence = text_role, 0.9
+            plan.evidence = f"{n} named like {text_role} (`{k.names()[0] if k.names() else k.key}`)"
+            plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != text_role]
         elif texts and self.tool_shaped_without_name(plan):
             plan.role, plan.confidence = "tool_exchange", 0.82
             plan.tool_name = self.kind_name_path(plan)
@@ -669,6 +715,14 @@ class Inferrer:
             plan.evidence = f"{n} with text in `{dotted(texts[0][1]) if texts else '?'}` but no role name: {why}"
             plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != guess]
         self.set_role(plan, key)
+
+    def generic_tool(self, plan: KindPlan) -> bool:
+        """A call shape whose tool name field is just `name` and whose kind name says nothing of tools."""
+        if not plan.tool_name or norm(plan.tool_name[-1]) not in ("name", "step", "api", "endpoint", "operation"):
+            return False
+        if any(r in ("tool_call", "tool_result") for r in self.named(plan)):
+            return False
+        return not any("tool" in words(v) or "function" in words(v) for v in plan.kind.names())
 
     def content_named(self, texts: list) -> bool:
         return any(str(p[-1]).lower() in ("content", "text", "message", "body", "prompt") for _, p, _ in texts[:1])
@@ -805,6 +859,7 @@ class Inferrer:
 
     def kinds_section(self) -> list[dict]:
         rules = [self.rule(plan) for plan in self.plans]
+        rules = collapse_skips(rules)
         rules = merge_skips(rules)
         if self.native_rules:
             seen = {v for plan in self.plans for _, v in plan.kind.match}
@@ -994,6 +1049,25 @@ def rule_name(plan: KindPlan) -> str:
     return f"{label} ({plan.role.replace('_', ' ')})"
 
 
+def collapse_skips(rules: list[dict]) -> list[dict]:
+    """A skipped kind split further (``event=typing`` + ``by=bot``) is skipped whatever the finer value."""
+    out: list[dict] = []
+    for rule in rules:
+        match = rule.get("match") or {}
+        if rule["role"] == "skip" and len(match) > 1 and not rule.get("has") and not rule.get("lacks"):
+            prefix = dict(list(match.items())[:-1])
+            siblings = [r for r in rules if r is not rule and all(
+                (r.get("match") or {}).get(k) == v for k, v in prefix.items())]
+            if all(r["role"] == "skip" for r in siblings):
+                merged = {**rule, "match": prefix}
+                if any(r.get("match") == prefix for r in out):
+                    continue
+                out.append(merged)
+                continue
+        out.append(rule)
+    return out
+
+
 def merge_skips(rules: list[dict]) -> list[dict]:
     """Skipped kinds that differ only in the value of one field become one rule."""
     out: list[dict] = []
@@ -1037,7 +1111,7 @@ def derive_source(inputs: list[str]) -> tuple[str | None, str]:
         for name, where in parts:
             tokens = [t for t in re.split(r"[^A-Za-z0-9]+", name) if t and not _DATEISH.match(t)]
             clean = "-".join(t.lower() for t in tokens)
-            if not clean or clean in GENERIC_NAMES or all(t.lower() in GENERIC_NAMES for t in tokens):
+            if len(clean) < 3 or clean in GENERIC_NAMES or all(t.lower() in GENERIC_NAMES for t in tokens):
                 continue
             return clean[:40].strip("-"), where
     return None, ""

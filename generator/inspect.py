@@ -40,7 +40,7 @@ LIST = "[]"  # path segment standing for "every element of a list"
 # Names are one signal among several (structure, linkage and content shape decide); these word
 # lists only say what a value or a field name *sounds like*.
 ROLE_WORDS: dict[str, set[str]] = {
-    "user": {"user", "human", "customer", "requester", "request", "input", "question", "prompt", "query",
+    "user": {"user", "human", "customer", "requester", "request", "input", "question", "prompt", "query", "trigger",
              "client", "caller", "visitor", "enduser", "member", "inbound", "ask", "person", "operator"},
     "assistant": {"assistant", "ai", "bot", "agent", "model", "answer", "response", "reply", "completion",
                   "outbound", "llm", "copilot", "gpt", "generation", "final", "support", "advisor"},
@@ -416,7 +416,7 @@ class FieldStat:
             return None, 0.0
         fmt, count = self.time_formats.most_common(1)[0]
         if fmt == "strptime" and self.layouts_ok:
-            fmt = "strptime:" + min(self.layouts_ok, key=HUMAN_LAYOUTS.index)
+            fmt = min(self.layouts_ok, key=lambda f: HUMAN_LAYOUTS.index(f.split(":", 1)[1]))
         elif fmt == "strptime":
             return None, 0.0
         return fmt, count / probed
@@ -889,10 +889,11 @@ def find_sessions(recs: list[Rec], stats: dict[tuple, FieldStat], files: list[Fi
             continue
         name_words = set(words(str(path[-1])))
         hits = name_words & SESSION_WORDS
-        if not hits or not (name_words & {"id", "key", "uuid", "name", "ref"} or len(name_words) == 1):
+        if not hits or name_words & {"parent", "prev", "previous", "root", "type", "kind", "status", "name",
+                                      "title", "count", "index", "seq", "number", "step", "start", "end"}:
             continue
-        if stat.time_format()[1] >= 0.8:
-            continue
+        if stat.time_format()[1] >= 0.8 and stat.cardinality > 0.5 * stat.records:
+            continue  # a time, not a grouping (thread_ts-style ids repeat)
         values_by_file: dict[int, set] = defaultdict(set)
         files_by_value: dict[Any, set] = defaultdict(set)
         sequence: dict[int, list] = defaultdict(list)
@@ -922,7 +923,9 @@ def find_sessions(recs: list[Rec], stats: dict[tuple, FieldStat], files: list[Fi
         })
     candidates.sort(key=lambda c: (c["per_file_max"] <= 1 and not c["across_files"], c["rank"], -c["fill"]))
     info.candidates = [{**c, "path": dotted(c["path"])} for c in candidates]
-    grouping = [c for c in candidates if c["per_file_max"] > 1 or c["across_files"]]
+    # one value in every file is a label (a pipeline or project name), not a session id
+    grouping = [c for c in candidates if (c["per_file_max"] > 1 or c["across_files"])
+                and not (c["distinct"] == 1 and len(files) > 1)]
     if grouping:
         best = grouping[0]
         info.by, info.path = "field", best["path"]
@@ -1129,8 +1132,8 @@ def find_kinds(recs: list[Rec], stats: dict[tuple, FieldStat], session: SessionI
         role_known = any(str(p[-1]).lower() in ROLE_FIELD_NAMES for p, _ in match)
         found = _discriminator(subset, candidates, used, role_known) if depth < 4 else None
         if found is None:
-            if not match and not lacks:
-                for has, lacks2, group in _presence_split(subset, []):
+            if not match:  # nothing names the kind: tell records apart by the keys they have
+                for has, lacks2, group in _presence_split(subset, lacks):
                     leaves.append((match, has, lacks2, group))
             else:
                 leaves.append((match, [], lacks, subset))
@@ -1139,8 +1142,7 @@ def find_kinds(recs: list[Rec], stats: dict[tuple, FieldStat], session: SessionI
         for value in sorted(groups, key=lambda v: -len(groups[v])):
             split(groups[value], [*match, (path, value)], lacks, used | {path}, depth + 1)
         if absent:
-            for has, lacks2, group in _presence_split(absent, [*lacks, path]):
-                leaves.append((match, has, lacks2, group))
+            split(absent, match, [*lacks, path], used | {path}, depth + 1)
 
     if recs:
         split(recs, [], [], set(), 0)
@@ -1155,6 +1157,26 @@ def find_kinds(recs: list[Rec], stats: dict[tuple, FieldStat], session: SessionI
         if not kind.hints and has:
             kind.hints = name_roles(str(has[0][-1]))
         kinds.append(kind)
+    for kind in kinds:
+        if not kind.match and not kind.has and kind.lacks:
+            # the last group of a presence split: name it by a key only its records have
+            tops = {k for o in kinds if o is not kind for k, st in o.stats.items() if len(k) == 1 and st.records}
+            own = [k for k, st in kind.stats.items() if len(k) == 1 and st.records == kind.count and k not in tops]
+            if own:
+                kind.has = [own[0]]
+                kind.key = kind_key(kind.match, kind.has, kind.lacks)
+        if kind.hints or kind.match:
+            continue
+        # no name for the kind: a top-level key that only its records have may say it (visitor, bot)
+        mine = [k for k, st in kind.stats.items() if len(k) == 1 and st.records == kind.count]
+        others = set()
+        for other in kinds:
+            if other is not kind:
+                others.update(k for k, st in other.stats.items() if len(k) == 1 and st.records)
+        for key in mine:
+            if key not in others and name_roles(str(key[0])):
+                kind.hints = name_roles(str(key[0]))
+                break
     firsts: dict[Any, Rec] = {}
     for rec in recs:
         firsts.setdefault(session_key(rec, session), rec)
