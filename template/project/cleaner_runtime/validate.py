@@ -19,6 +19,7 @@ Verdicts come from two layers:
 """
 
 import datetime as _dt
+import functools
 import json
 import numbers
 import os
@@ -748,24 +749,26 @@ _TS_NO_ZONE_RE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?"
 _TS_EXAMPLE = "2026-05-16T09:00:00Z or 2026-05-16T11:00:00+02:00"
 
 
+_DAYS_IN_MONTH = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+@functools.lru_cache(maxsize=4096)
+def _month_start(year: int, month: int) -> int:
+    return _dt.date(year, month, 1).toordinal() - 1
+
+
 def _parse_timestamp(value: str) -> tuple[tuple[int, str] | None, str]:
     """Return (sort key, "") for a real instant, else (None, what is wrong)."""
     m = _TS_RE.fullmatch(value)
     if m is None:
-        if any(ch.isdigit() and not ("0" <= ch <= "9") for ch in value):
-            return None, f"timestamp {_short(value)} uses non-ASCII digits; write ASCII digits 0-9, e.g. {_TS_EXAMPLE}"
-        if value.rstrip("\r\n") != value and _TS_RE.fullmatch(value.rstrip("\r\n")):
-            return None, f"timestamp {_short(value)} ends with a line break; strip it"
-        if value.strip() != value and _TS_RE.fullmatch(value.strip()):
-            return None, f"timestamp {_short(value)} has surrounding whitespace; strip it"
-        if _TS_NO_ZONE_RE.fullmatch(value):
-            return None, f"timestamp {_short(value)} has no time zone; add Z (UTC) or an offset like +02:00, e.g. {_TS_EXAMPLE}"
-        return None, f"timestamp {_short(value)} is not an ISO-8601 date and time; write e.g. {_TS_EXAMPLE}"
-    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
-    frac, zulu, sign, off_h, off_m = m.group(7), m.group(8), m.group(9), m.group(10), m.group(11)
-    try:
-        date = _dt.date(year, month, day)
-    except ValueError:
+        return None, _timestamp_problem(value)
+    # the pattern fixes the positions of the date and time digits (ASCII only)
+    year, month, day = int(value[0:4]), int(value[5:7]), int(value[8:10])
+    hour, minute, second = int(value[11:13]), int(value[14:16]), int(value[17:19])
+    frac, zulu, sign, off_h, off_m = m.group(7, 8, 9, 10, 11)
+    if not 1 <= month <= 12 or year < 1 or not 1 <= day <= _DAYS_IN_MONTH[month] + (
+        month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    ):
         return None, f"timestamp {_short(value)} is not a real date ({year:04d}-{month:02d}-{day:02d} does not exist)"
     if hour > 23 or minute > 59 or second > 59:
         return None, f"timestamp {_short(value)} is not a real time of day (hours 00-23, minutes and seconds 00-59)"
@@ -775,8 +778,20 @@ def _parse_timestamp(value: str) -> tuple[tuple[int, str] | None, str]:
         if oh > 23 or om > 59:
             return None, f"timestamp {_short(value)} has an impossible zone offset {sign}{off_h}:{off_m}"
         offset = (oh * 3600 + om * 60) * (1 if sign == "+" else -1)
-    seconds = date.toordinal() * 86400 + hour * 3600 + minute * 60 + second - offset
-    return (seconds, (frac or "").rstrip("0")), ""
+    seconds = (_month_start(year, month) + day) * 86400 + hour * 3600 + minute * 60 + second - offset
+    return (seconds, frac.rstrip("0") if frac else ""), ""
+
+
+def _timestamp_problem(value: str) -> str:
+    if any(ch.isdigit() and not ("0" <= ch <= "9") for ch in value):
+        return f"timestamp {_short(value)} uses non-ASCII digits; write ASCII digits 0-9, e.g. {_TS_EXAMPLE}"
+    if value.rstrip("\r\n") != value and _TS_RE.fullmatch(value.rstrip("\r\n")):
+        return f"timestamp {_short(value)} ends with a line break; strip it"
+    if value.strip() != value and _TS_RE.fullmatch(value.strip()):
+        return f"timestamp {_short(value)} has surrounding whitespace; strip it"
+    if _TS_NO_ZONE_RE.fullmatch(value):
+        return f"timestamp {_short(value)} has no time zone; add Z (UTC) or an offset like +02:00, e.g. {_TS_EXAMPLE}"
+    return f"timestamp {_short(value)} is not an ISO-8601 date and time; write e.g. {_TS_EXAMPLE}"
 
 
 # --------------------------------------------------------------------------
