@@ -315,6 +315,8 @@ def _parse_line(raw: bytes, where: Where, limits: Limits) -> tuple[Where, dict[s
     except ValueError as exc:
         if b"\x00" in raw and not raw.strip(b"\x00 \t\r\n"):
             return BadLine(where, "NUL bytes (a zero-filled block, typically left by a crash)")
+        if b"\r" in raw.rstrip(b"\r\n"):
+            return BadLine(where, "records separated by CR only (old Mac line ends); convert line ends to LF")
         if not raw.endswith(b"\n"):
             return BadLine(where, "torn last line (no newline)")
         if isinstance(exc, json.JSONDecodeError):

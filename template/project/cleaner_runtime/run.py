@@ -351,7 +351,7 @@ def _check_paths(args: argparse.Namespace) -> tuple[Path, Path]:
         with tempfile.TemporaryFile(dir=output):
             pass
     except OSError as exc:
-        raise UsageError(f"{args.output}: cannot write there ({exc.strerror or exc})") from exc
+        raise UsageError(f"{args.output}: cannot write there ({exc.strerror or exc}); choose another --output") from exc
     return source, output
 
 
@@ -417,7 +417,7 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> i
             totals.skipped[f"input entry not read: {reason}"] += 1
             totals.examples.setdefault(f"input entry not read: {reason}", path)
     if not files and not outcomes:
-        raise UsageError(f"{args.input}: no input files match {settings['input']['include']} (check --input)")
+        raise UsageError(f"{args.input}: no input files match {settings['input']['include']} (check --input or input.include in the mapping)")
     cleaner.inputs = {item.path.resolve() for item in files}
     progress = sys.stderr.isatty() and not args.quiet
     if settings["session"]["by"] == "field":
@@ -426,8 +426,8 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> i
         jobs = _jobs_by_file(files)
         for job in jobs:
             if (output / job.target).resolve() in cleaner.inputs:
-                raise UsageError(f"{args.output}: writing {output / job.target} would overwrite the input file "
-                                 f"{job.key}; choose an --output outside --input")
+                raise UsageError(f"{args.output}: writing {output / job.target} would overwrite that input file; "
+                                 "choose an --output outside --input")
         if args.jobs > 1 and len(jobs) > 1:
             hooks_path = getattr(hooks, "__file__", None)
             initargs = (mapping, hooks_path, args.schema, limits, args.max_session_mb, cleaner.inputs)
