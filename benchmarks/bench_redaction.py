@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "redaction"))
 
-from redaction_support import (  # noqa: E402
+from redaction_support import (
     NEGATIVE,
     POSITIVE,
     leaks,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from redaction_support import (  # noqa: E402
+from redaction_support import (
     B62,
     B64,
     DIGITS,
@@ -33,7 +33,6 @@ from redaction_support import (  # noqa: E402
     PERSONAL,
     POSITIVE,
     UPPER,
-    b64url_nopad,
     mixed,
     openssh_block,
     password,
@@ -134,17 +133,17 @@ VENDOR_TEMPLATES: list[tuple[str, str, str]] = [
     ("shell", "json", "export {env}='{s}' && uv run pytest -q tests/integration"),
     ("env-dump", "result", "HOME=/home/agent\nLANG=C.UTF-8\n{env}={s}\nPATH=/usr/local/bin:/usr/bin"),
     ("dotenv", "raw", "$ cat .env\nNODE_ENV=production\n{env}=\"{s}\"\nPORT=3000\n"),
-    ("yaml", "raw", "services:\n  worker:\n    image: acme/worker:1.4\n    environment:\n"
-                    "      {env}: {s}\n      LOG_LEVEL: info\n"),
-    ("json-config", "raw", '{{\n  "mcpServers": {{\n    "tools": {{\n      "command": "npx",\n'
-                           '      "env": {{ "{env}": "{s}" }}\n    }}\n  }}\n}}'),
-    ("log", "raw", "2025-03-14T10:22:31.118Z DEBUG http.client: retrying with credential {s} "
-                   "(attempt 2/5)"),
+    ("yaml", "raw", ("services:\n  worker:\n    image: acme/worker:1.4\n    environment:\n"
+                    "      {env}: {s}\n      LOG_LEVEL: info\n")),
+    ("json-config", "raw", ('{{\n  "mcpServers": {{\n    "tools": {{\n      "command": "npx",\n'
+                           '      "env": {{ "{env}": "{s}" }}\n    }}\n  }}\n}}')),
+    ("log", "raw", ("2025-03-14T10:22:31.118Z DEBUG http.client: retrying with credential {s} "
+                   "(attempt 2/5)")),
     ("python", "json2", "import os\nclient = Client(base_url=BASE, key=\"{s}\")\nprint(client.ping())"),
-    ("log", "result", "Traceback (most recent call last):\n  File \"app.py\", line 12\n"
-                      "AuthError: credential {s} was rejected (401)"),
-    ("markdown", "raw", "I found the credential in `config/settings.local.py`:\n\n```\n{s}\n```\n"
-                        "It should be rotated."),
+    ("log", "result", ("Traceback (most recent call last):\n  File \"app.py\", line 12\n"
+                      "AuthError: credential {s} was rejected (401)")),
+    ("markdown", "raw", ("I found the credential in `config/settings.local.py`:\n\n```\n{s}\n```\n"
+                        "It should be rotated.")),
 ]
 
 BARE_VENDOR = [
@@ -338,8 +337,8 @@ def specific_cases(rng: random.Random) -> list[dict]:
         ("secret", "python", "raw", "SECRET_KEY = \"{s}\"\nDEBUG = False"),
         ("secret", "yaml", "raw", "webhook:\n  secret: {s}\n"),
         ("secret", "json-config", "json", '{{"signing_secret": "{s}"}}'),
-        ("token", "json-config", "result", '{{"access_token": "{s}", "token_type": "bearer", '
-                                           '"expires_in": 3599}}'),
+        ("token", "json-config", "result", ('{{"access_token": "{s}", "token_type": "bearer", '
+                                           '"expires_in": 3599}}')),
         ("token", "npmrc", "raw", "//registry.acme.dev/npm/:_authToken={s}\nalways-auth=true"),
         ("token", "curl", "raw", "curl -H \"X-Auth-Token: {s}\" https://api.acme.dev/v2/servers"),
         ("token", "curl", "json", "curl --header \"PRIVATE-TOKEN: {s}\" https://gitlab.acme.dev/api/v4/projects"),
@@ -452,8 +451,8 @@ def vendor_cases(rng: random.Random) -> list[dict]:
 # ---------------------------------------------------------------------------
 
 def negative_cases(rng: random.Random) -> list[dict]:
-    sha = lambda: rs(rng, HEX, 40)  # noqa: E731
-    sha256 = lambda: rs(rng, HEX, 64)  # noqa: E731
+    sha = lambda: rs(rng, HEX, 40)
+    sha256 = lambda: rs(rng, HEX, 64)
     integrity = "sha512-" + base64.b64encode(bytes(rng.randrange(256) for _ in range(64))).decode()
     blob = base64.b64encode(bytes(rng.randrange(256) for _ in range(180))).decode()
     sshpub = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI" + mixed(rng, B64, 43) + " ada@laptop"
@@ -485,8 +484,8 @@ def negative_cases(rng: random.Random) -> list[dict]:
         ("base64", f"data:image/png;base64,{blob}"),
         ("base64", f'{{"type": "image", "source": {{"type": "base64", "data": "{blob[:120]}"}}}}'),
         # documented example keys
-        ("example", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
-                    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        ("example", ("aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
+                    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")),
         ("example", "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE"),
         ("example", f"Example JWT from jwt.io: {jwt_io}"),
         ("example", "stripe.api_key = \"sk_test_4eC39HqLyjWDarjtT1zdp7dc\""),
@@ -570,10 +569,10 @@ def negative_cases(rng: random.Random) -> list[dict]:
         ("shell", "export SSH_AUTH_SOCK=/tmp/ssh-XXXXabcd/agent.1234"),
         ("shell", "kubectl get secret db-credentials -o jsonpath='{.data.password}' | base64 -d"),
         ("shell", "valueFrom:\n  secretKeyRef:\n    name: db-secret\n    key: password"),
-        ("shell", "pip download hf_transfer huggingface_hub; python -c 'from huggingface_hub import "
-                  "hf_hub_download'"),
-        ("shell", "aws iam get-user\n{\"UserId\": \"AIDAJQABLZS4A3QDU576Q\", \"Arn\": "
-                  "\"arn:aws:iam::123456789012:user/ada\"}"),
+        ("shell", ("pip download hf_transfer huggingface_hub; python -c 'from huggingface_hub import "
+                  "hf_hub_download'")),
+        ("shell", ("aws iam get-user\n{\"UserId\": \"AIDAJQABLZS4A3QDU576Q\", \"Arn\": "
+                  "\"arn:aws:iam::123456789012:user/ada\"}")),
         ("shell", "npm install lodash@4.17.21 @types/node@20.11.5"),
         ("shell", "PASSWORD_MIN_LENGTH=12\nTOKEN_TTL_SECONDS=3600\nSESSION_COOKIE_AGE=1209600"),
         ("shell", "Bearer tokens are passed in the Authorization header."),

@@ -138,6 +138,11 @@ def password(rng: random.Random, n: int = 14) -> str:
             return s
 
 
+def url_password(rng: random.Random, n: int = 14) -> str:
+    """A password that can appear unencoded in a URL's userinfo."""
+    return password(rng, n).replace("#", "!")
+
+
 def jwt(rng: random.Random) -> str:
     head = b64url_nopad(json.dumps({"alg": rng.choice(["HS256", "RS256", "ES256"]),
                                     "typ": "JWT"}, separators=(",", ":")).encode())
@@ -213,7 +218,7 @@ MAKERS: dict[str, Callable[[random.Random], str]] = {
     "shopify-token": lambda r: "shpat_" + rs(r, HEX, 32),
     "linear-api-key": lambda r: "lin_api_" + mixed(r, B62, 40),
     "jwt": jwt,
-    "url-password": password,
+    "url-password": lambda r: url_password(r),
     "bearer-token": lambda r: mixed(r, B62 + "._-", 40),
     "basic-auth": lambda r: base64.b64encode(
         f"{r.choice(['admin', 'deploy', 'ci'])}:{password(r)}".encode()).decode(),

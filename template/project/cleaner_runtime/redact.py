@@ -407,7 +407,13 @@ def _card_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | No
     seps = {c for c in v if not c.isdigit()}
     if len(seps) > 1:
         return None
+    if seps and tuple(len(g) for g in v.split(seps.pop())) not in _CARD_GROUPS:
+        return None
     return "card-number"
+
+
+_CARD_GROUPS = {(4, 4, 4, 4), (4, 6, 5), (4, 6, 4), (4, 4, 4, 4, 3), (4, 4, 4, 1), (4, 4, 4, 2),
+                (4, 4, 4, 3), (4, 4, 5), (4, 4, 4, 4, 1)}
 
 
 _IBAN_LEN = {
@@ -969,7 +975,8 @@ CLASSES: tuple[str, ...] = tuple(sorted(
     {d.cls for d in _DETECTORS}
     | {"anthropic-api-key", "openrouter-api-key", "basic-auth", "authorization", "password",
        "secret", "token", "api-key", "client-secret", "private-key", "session-id", "cookie",
-       "aws-secret-access-key", "aws-session-token"}
+       "aws-secret-access-key", "aws-session-token", "azure-storage-key",
+       "azure-shared-access-key"}
 ))
 PERSONAL_CLASSES: tuple[str, ...] = ("card-number", "email", "iban", "phone-number")
 
@@ -1231,6 +1238,12 @@ class Redactor:
             return None
         if self.allowlist and text[s:e] in self.allowlist:
             return None
+        # never redact inside an existing placeholder (idempotence)
+        i = text.rfind("[REDACTED:", max(0, s - 64), e)
+        if i >= 0:
+            j = text.find("]", i)
+            if j < 0 or j >= s:
+                return None
         return cls, s, e
 
     def _refine(self, value: str, cls: str) -> str:

@@ -1,0 +1,230 @@
+"""Corpus and API tests for the cleaner runtime's redaction engine."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from redaction_support import (
+    NEGATIVE,
+    PERSONAL,
+    POSITIVE,
+    leaks,
+    load_jsonl,
+    load_redact,
+)
+
+redact_mod = load_redact()
+Redactor = redact_mod.Redactor
+
+POSITIVES = load_jsonl(POSITIVE)
+NEGATIVES = load_jsonl(NEGATIVE)
+PERSONALS = load_jsonl(PERSONAL)
+
+
+def _id(case: dict) -> str:
+    return case["id"]
+
+
+# ---------------------------------------------------------------------------
+# The corpus itself
+# ---------------------------------------------------------------------------
+
+def test_corpus_size_and_coverage():
+    classes = {lab["class"] for c in POSITIVES for lab in c["labels"]}
+    assert len(POSITIVES) >= 150
+    assert len(classes) >= 30
+    assert len(NEGATIVES) >= 80
+    assert classes <= set(redact_mod.CLASSES)
+    for case in POSITIVES:
+        for lab in case["labels"]:
+            assert lab["secret"] in case["text"], case["id"]
+
+
+def test_corpus_is_regenerated_deterministically(tmp_path, monkeypatch):
+    import make_corpus
+    import redaction_support
+
+    for name in ("POSITIVE", "NEGATIVE", "PERSONAL"):
+        monkeypatch.setattr(make_corpus, name, tmp_path / getattr(redaction_support, name).name)
+    make_corpus.main()
+    for path in (POSITIVE, NEGATIVE, PERSONAL):
+        assert (tmp_path / path.name).read_text(encoding="utf-8") == path.read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------
+# Positives: every secret goes, the placeholder names the class, counts match
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", POSITIVES, ids=_id)
+def test_positive_fully_redacted(case):
+    r = Redactor()
+    out = r.redact(case["text"])
+    for lab in case["labels"]:
+        assert not leaks(lab["secret"], out), (lab["class"], out)
+        assert f"[REDACTED:{lab['class']}]" in out
+    assert r.counts == Counter(lab["class"] for lab in case["labels"])
+    # redacting again changes nothing and counts nothing
+    again = Redactor()
+    assert again.redact(out) == out
+    assert not again.counts
+    if case["encoding"] != "raw":  # escaped JSON stays valid JSON
+        json.loads(out)
+
+
+@pytest.mark.parametrize("case", NEGATIVES, ids=_id)
+def test_negative_unchanged(case):
+    r = Redactor()
+    assert r.redact(case["text"]) == case["text"]
+    assert not r.counts
+
+
+@pytest.mark.parametrize("case", NEGATIVES, ids=_id)
+def test_negative_unchanged_when_json_escaped(case):
+    text = json.dumps({"output": case["text"]})
+    assert Redactor().redact(text) == text
+
+
+# ---------------------------------------------------------------------------
+# Personal data: opt-in
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", PERSONALS, ids=_id)
+def test_personal_data_off_by_default(case):
+    r = Redactor()
+    assert r.redact(case["text"]) == case["text"]
+    assert not r.counts
+
+
+@pytest.mark.parametrize("case", PERSONALS, ids=_id)
+def test_personal_data_opt_in(case):
+    r = Redactor(personal_data=True)
+    out = r.redact(case["text"])
+    for lab in case["labels"]:
+        assert not leaks(lab["secret"], out), out
+        assert f"[REDACTED:{lab['class']}]" in out
+    assert r.counts == Counter(lab["class"] for lab in case["labels"])
+
+
+def test_personal_data_checksums():
+    r = Redactor(personal_data=True)
+    # invalid Luhn / mod-97 checksums, dates, versions and plain numbers stay
+    for text in ("card 4111 1111 1111 1112 declined", "IBAN DE89 3704 0044 0532 0130 01",
+                 "released 2024-01-15 as v1.2.3", "order 1234567890123456 shipped",
+                 "pip install requests==2.32.3", "npm i lodash@4.17.21"):
+        assert r.redact(text) == text, text
+    assert r.redact("card 4539 1488 0343 6467 ok") == "card [REDACTED:card-number] ok"
+    assert r.redact("card 4111 1111 1111 1111 ok") == "card 4111 1111 1111 1111 ok"  # test number
+    assert r.redact("IBAN DE89 3704 0044 0532 0130 00.") == "IBAN [REDACTED:iban]."
+    assert r.redact('{"email": "ada.lovelace@example.org"}') == '{"email": "[REDACTED:email]"}'
+    # JSON-escaped newline before an email keeps the escape intact
+    assert r.redact('"line\\nada@example.org"') == '"line\\n[REDACTED:email]"'
+    # personal data does not hide secrets
+    assert "[REDACTED:github-token]" in r.redact("ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5")
+
+
+# ---------------------------------------------------------------------------
+# API behaviour
+# ---------------------------------------------------------------------------
+
+GH = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+def test_counts_are_cumulative_and_never_values():
+    r = Redactor()
+    r.redact(f"a {GH} b")
+    r.redact(f"DB_PASSWORD=Tr0ub4dor&3x\n{GH}")
+    assert r.counts == Counter({"github-token": 2, "password": 1})
+    assert all(GH not in k for k in r.counts)
+
+
+def test_allowlist_exact_values():
+    other = "ghp_" + "Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0Pp9Oo8N"
+    r = Redactor(allowlist=[GH, "hunter2hunter2"])
+    out = r.redact(f"{GH} {other} password=hunter2hunter2 password=n0t-allowed-pw")
+    assert GH in out
+    assert other not in out
+    assert "hunter2hunter2" in out
+    assert "n0t-allowed-pw" not in out
+    assert r.counts == Counter({"github-token": 1, "password": 1})
+
+
+def test_extra_patterns():
+    r = Redactor(extra_patterns={"acme-key": r"ACME-[0-9]{4}-[A-Z]{4}", "ticket": r"TKT\d{6}"})
+    out = r.redact(f"use ACME-1234-ABCD for TKT123456 and {GH}")
+    assert out == "use [REDACTED:acme-key] for [REDACTED:ticket] and [REDACTED:github-token]"
+    assert r.counts == Counter({"acme-key": 1, "ticket": 1, "github-token": 1})
+    # extra patterns also apply inside JSON-escaped text and respect the allowlist
+    r2 = Redactor(extra_patterns={"acme-key": r"ACME-[0-9]{4}-[A-Z]{4}"}, allowlist=["ACME-0000-TEST"])
+    assert r2.redact(json.dumps({"k": "ACME-1234-ABCD ACME-0000-TEST"})) == \
+        '{"k": "[REDACTED:acme-key] ACME-0000-TEST"}'
+    with pytest.raises(ValueError):
+        Redactor(extra_patterns={"Not Kebab": "x"})
+    with pytest.raises(Exception):  # noqa: B017 - re.error
+        Redactor(extra_patterns={"bad": "("})
+
+
+def test_placeholder_names_class_and_format():
+    out = Redactor().redact(f"token {GH}")
+    assert out == "token [REDACTED:github-token]"
+    for cls in redact_mod.CLASSES + redact_mod.PERSONAL_CLASSES:
+        assert cls == cls.lower() and " " not in cls and "_" not in cls
+
+
+def test_whole_secret_goes_not_just_prefix():
+    key = "sk-proj-" + "Ab3De5Fg7Hj9Kl1Mn3Pq5Rs7Tu9Vw1Xy3Za5Bc7De9Fg1Hi3Jk5Lm7No9Pq1Rs3Tu5Vw"
+    out = Redactor().redact(f"OPENAI_API_KEY={key}")
+    assert out == "OPENAI_API_KEY=[REDACTED:openai-api-key]"
+
+
+def test_url_password_only_password_goes():
+    out = Redactor().redact("postgres://app:S3cr3t-P4ss@db.internal:5432/app")
+    assert out == "postgres://app:[REDACTED:url-password]@db.internal:5432/app"
+
+
+def test_json_escaped_authorization_header():
+    raw = json.dumps({"cmd": 'curl -H "Authorization: Bearer abcDEF123456ghiJKL789" https://x'})
+    out = Redactor().redact(raw)
+    assert json.loads(out)["cmd"] == 'curl -H "Authorization: Bearer [REDACTED:bearer-token]" https://x'
+
+
+def test_pem_whole_block_escaped_and_raw():
+    body = "\n".join(["MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + "Ab12Cd34" * 4] * 6)
+    pem = f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----"
+    for text in (pem, json.dumps({"private_key": pem + "\n"}), json.dumps(json.dumps(pem))):
+        out = Redactor().redact(text)
+        assert "BEGIN" not in out and "MIIEvQ" not in out and "END PRIVATE" not in out, out
+        assert "[REDACTED:private-key]" in out
+
+
+def test_non_string_like_inputs():
+    r = Redactor()
+    assert r.redact("") == ""
+    assert r.redact("short") == "short"
+    assert r("x=1") == "x=1"  # __call__ alias
+
+
+def test_classes_constant_lists_builtin_classes():
+    assert "github-token" in redact_mod.CLASSES
+    assert "email" not in redact_mod.CLASSES
+    assert set(redact_mod.PERSONAL_CLASSES) == {"email", "phone-number", "card-number", "iban"}
+
+
+def test_module_is_stdlib_only_and_standalone():
+    import ast
+
+    tree = ast.parse(Path(redact_mod.__file__).read_text(encoding="utf-8"))
+    mods = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            mods.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, "no relative (sibling) imports"
+            mods.add(node.module.split(".")[0])
+    assert mods <= set(sys.stdlib_module_names)
