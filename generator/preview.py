@@ -107,13 +107,14 @@ def run_preview(mapping: dict, samples: list[Path], limit: int = 8) -> Preview:
 def format_preview(preview: Preview, width: int = 120) -> str:
     """Raw records on the left, trajectory-v1 records on the right; stacked on narrow screens."""
     right = [shorten(json.dumps(r, ensure_ascii=False), 400) for r in preview.records]
+    raw = ["", *preview.raw] if right and preview.records[0].get("role") == "meta" else list(preview.raw)
     out: list[str] = []
     if width >= 110:
         half = (width - 3) // 2
         out.append(f"{'raw (first session)':<{half}} | trajectory-v1")
         out.append("-" * half + "-+-" + "-" * half)
-        for i in range(max(len(preview.raw), len(right))):
-            left = preview.raw[i][:half] if i < len(preview.raw) else ""
+        for i in range(max(len(raw), len(right))):
+            left = raw[i][:half] if i < len(raw) else ""
             rec = right[i][:half] if i < len(right) else ""
             out.append(f"{left:<{half}} | {rec}")
     else:
