@@ -149,10 +149,14 @@ def _run(args: argparse.Namespace) -> int:
         return _error(f"cannot load the validation runtime: {exc}")
     try:
         schema_path, origin = rt.find_schema(args.schema)
-        validator = rt.TrajectoryValidator(rt.load_schema(schema_path))
+        schema = rt.load_schema(schema_path)
     except rt.SchemaError as exc:
         return _error(str(exc))
     shown_schema = args.schema if origin == "--schema" else _shown_path(schema_path)
+    try:
+        validator = rt.TrajectoryValidator(schema)
+    except rt.SchemaError as exc:
+        return _error(f"{shown_schema}: {exc}")
     print(f"schema: {shown_schema} ({origin})", file=sys.stderr)
     if validator.differs_from_bundled:
         print(

@@ -180,6 +180,17 @@ def test_command_usage_errors(tmp_path, capsys):
     assert "Traceback" not in err
 
 
+def test_command_schema_that_cannot_be_applied(tmp_path, capsys, bundled_schema):
+    schema = json.loads(json.dumps(bundled_schema))
+    schema["$defs"]["tool"]["properties"]["ok"] = {"$ref": "https://example.invalid/ok.json"}
+    path = tmp_path / "remote.schema.json"
+    path.write_text(json.dumps(schema))
+    assert run_validate(str(CORPUS / "valid"), "--schema", str(path)) == 2
+    _, err = capsys.readouterr()
+    assert f"error: {path}: the schema cannot be applied: " in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
 def test_command_says_when_schema_differs(tmp_path, capsys, bundled_schema):
     schema = json.loads(json.dumps(bundled_schema))
     schema["$defs"]["meta"]["properties"]["team"] = {"type": "string"}

@@ -837,6 +837,25 @@ class TrajectoryValidator:
         except (_Unsupported, RecursionError, re.error):
             self._list_fn = self._item_fn = None
             self.mode = "whole-list jsonschema"
+        self._trial_run()
+
+    def _trial_run(self) -> None:
+        """Apply the schema to a few records now, so a schema that cannot be applied
+        (a $ref nothing resolves, say) fails here with a clear error, not mid-report."""
+        samples: list[list] = [
+            [{"role": "meta", "source": "a"}, {"role": "user", "content": "q", "timestamp": "2026-05-16T09:00:00Z"},
+             {"role": "assistant", "content": None, "timestamp": "2026-05-16T09:00:00Z",
+              "tool_calls": [{"id": "c", "name": "n", "args": "{}"}]},
+             {"role": "tool", "tool_call_id": "c", "content": "r", "ok": True, "timestamp": "2026-05-16T09:00:00Z"},
+             {"role": "assistant", "content": "a", "timestamp": "2026-05-16T09:00:00Z"}],
+            [{}, [], "x", 1, None, {"role": "other"}],
+        ]
+        try:
+            for sample in samples:
+                self._jsv.is_valid(sample)
+                self.is_schema_valid(sample)
+        except Exception as exc:  # noqa: BLE001 - whatever jsonschema raises, say it in one line
+            raise SchemaError(f"the schema cannot be applied: {_one_line(str(exc), 200)}") from None
 
     def _build_fast_path(self) -> None:
         schema = self.schema
@@ -914,9 +933,12 @@ class TrajectoryValidator:
             text = "; ".join(_format_error(e) for e in errs[:3]) or "rejected"
             problems.append(Problem(None, "schema", f"the file as a whole fails the schema: {text}"))
         item_fn = self._item_fn
-        for index, record in enumerate(records):
-            if not item_fn(record):
-                problems.append(Problem(lines[index], "schema", self._explain(record)))
+        try:
+            for index, record in enumerate(records):
+                if not item_fn(record):
+                    problems.append(Problem(lines[index], "schema", self._explain(record)))
+        except Exception as exc:  # noqa: BLE001 - an unresolvable $ref must not crash a report
+            problems.append(Problem(None, "schema", f"the schema could not be applied: {_one_line(str(exc))}"))
         return problems
 
     def _explain(self, record: Any) -> str:
