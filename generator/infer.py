@@ -95,6 +95,9 @@ NATIVE_RULES = {
     },
 }
 NATIVE_RULES["openclaw"] = NATIVE_RULES["pi"]
+NATIVE_RULES["claude-code"] = {"roles": {}, "bookkeeping": [], "error_prefix": "",
+                               "why": "Letta's {source} adapter drops it"}
+NATIVE_RULES["codex"] = {"roles": {}, "bookkeeping": [], "why": "Letta's {source} adapter drops it"}
 
 
 def norm(key: Any) -> str:
@@ -583,6 +586,9 @@ class Inferrer:
         (a result that repeats the tool name).
         """
         for plan in self.plans:
+            if (not plan.tool_name and plan.args and plan.call_id and plan.kind.match
+                    and "tool_call" in self.named(plan) and not plan.output):
+                plan.tool_name = self.kind_name_path(plan)  # the kind's own name names the tool
             if not plan.tool_name or not (plan.args or plan.call_id or "tool_call" in self.named(plan)):
                 continue
             if plan.text_fields and plan.text_fields[0][2] == "a list of typed content blocks":
@@ -668,7 +674,9 @@ class Inferrer:
                 f" and arguments `{dotted(plan.args)}`" if plan.args else "") + (
                 f"; their `{dotted(refs[0].source_path)}` values reappear in {refs[0].target}" if refs else "")
             plan.candidates = ["tool_exchange", "skip"]
-        elif link and (plan.output or texts):
+        elif link and (plan.output or texts or self.any_payload(plan, link[0])):
+            if not plan.output and not texts:
+                plan.output = [self.any_payload(plan, link[0])]
             plan.result_link = link[0]
             lk = link[1]
             plan.role, plan.confidence = "tool_result", 0.95
@@ -715,6 +723,15 @@ class Inferrer:
             plan.evidence = f"{n} with text in `{dotted(texts[0][1]) if texts else '?'}` but no role name: {why}"
             plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != guess]
         self.set_role(plan, key)
+
+    def any_payload(self, plan: KindPlan, link: tuple) -> tuple | None:
+        """A result's payload when no field is named like one: its one structured or text field."""
+        taken = self.discriminators(plan.kind) | {link, self.p.session.path} | {t.path for t in self.p.times}
+        found = [f for f in self.facts(plan.kind) if f.path not in taken and f.fill >= 0.8 and len(f.path) <= 2
+                 and f.type in ("array", "object", "string") and not f.tokenish
+                 and not any(f.path[: len(t)] == t or t[: len(f.path)] == f.path for t in taken if t)]
+        found = [f for f in found if not any(o.path == f.path[: len(o.path)] and o is not f for o in found)]
+        return found[0].path if len(found) == 1 else None
 
     def generic_tool(self, plan: KindPlan) -> bool:
         """A call shape whose tool name field is just `name` and whose kind name says nothing of tools."""
@@ -874,16 +891,19 @@ class Inferrer:
     # -- tools, timestamps, meta -------------------------------------------------------------------
     def tools(self) -> dict:
         oks = [p for p in self.plans if p.ok] or [1 for b in self.block_plans.values() if b.get("ok")]
-        self.decide("tools.error_prefix", "Error: ", 0.9,
-                    "failed results are marked like Letta's normalizer marks them" + (
-                        "" if oks else " (no success/error field seen)"))
+        prefix = (self.native_rules or {}).get("error_prefix", "Error: ")
+        self.decide("tools.error_prefix", prefix, 0.9,
+                    (f"as Letta's {self.native.source} adapter writes failed results" if self.native_rules and
+                     "error_prefix" in self.native_rules else
+                     "failed results are marked the way Letta's Pi/OpenClaw adapters mark them")
+                    + ("" if oks else " (no success/error field seen)"))
         results = [p for p in self.plans if p.role == "tool_result"]
         linked = [p for p in results if p.result_link]
         if results and not linked and not any(b.get("as") == "tool_result" for b in self.block_plans.values()):
             self.decide("tools.linkage", "oldest unanswered call", 0.85,
                         "results carry no call ids; each is linked to the oldest call still waiting for one")
         self.decide("tools.orphan_results", "skip", 0.9, "results with no earlier call are dropped and counted")
-        return {"error_prefix": "Error: ", "orphan_results": "skip"}
+        return {"error_prefix": prefix, "orphan_results": "skip"}
 
     def timestamps(self) -> dict:
         p = self.p

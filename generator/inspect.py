@@ -835,13 +835,16 @@ def read_sample(shown: str, path: Path, budget: int, index: int) -> tuple[FileRe
         with open(path, "rb") as handle:
             report.compressed = handle.read(2) == b"\x1f\x8b"
         first = _first_byte(path)
-        if first not in (b"{", b"["):
+        named_json = any(part in (".json", ".jsonl", ".ndjson") for part in Path(shown.lower()).suffixes)
+        if not first or (first not in (b"{", b"[") and not named_json):
             report.container = "not_json" if first else "empty"
             report.problem = "not JSON (the first character is not { or [)" if first else "empty file"
             return report, []
-        if _container(readers, path) == "jsonl":
-            report.container = "jsonl"
+        if first not in (b"{", b"[") or _container(readers, path) == "jsonl":
+            report.container = "jsonl"  # a junk first line is one bad line of a JSONL file
             records = _read_jsonl(report, path, budget, index)
+            if not records:
+                report.container, report.problem = "not_json", "no line holds a JSON object"
         else:
             records = _read_document(report, path, budget, index)
     except (OSError, EOFError, ValueError) as exc:
@@ -1021,7 +1024,8 @@ def _structure_score(groups: list[list[Rec]], exclude: tuple) -> float:
     return sum(distances) / len(distances)
 
 
-def _discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_role: bool) -> tuple | None:
+def _discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_role: bool,
+                   named: bool = False) -> tuple | None:
     """The field whose values best tell kinds apart in ``recs`` (None when nothing does).
 
     Names are one signal (``type``, ``kind``, ``role`` ...), the vocabulary of the values another,
@@ -1057,7 +1061,8 @@ def _discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_ro
         parts = list(groups.values()) + ([absent] if absent else [])
         structure = _structure_score(parts, path)
         if len(groups) == 1 and not absent:
-            ok = strong and vocab >= 0.5 and (name in ROLE_FIELD_NAMES or structure > 0)
+            # one value that names a role or kind (agent_reasoning), where the kind is not named yet
+            ok = strong and vocab >= 0.5 and not named
         elif after_role and not strong:
             ok = False  # the role is known: only a field named like a kind splits further
         else:
@@ -1130,7 +1135,8 @@ def find_kinds(recs: list[Rec], stats: dict[tuple, FieldStat], session: SessionI
 
     def split(subset: list[Rec], match: list, lacks: list, used: set, depth: int) -> None:
         role_known = any(str(p[-1]).lower() in ROLE_FIELD_NAMES for p, _ in match)
-        found = _discriminator(subset, candidates, used, role_known) if depth < 4 else None
+        named = any(name_roles(v) for _, v in match)
+        found = _discriminator(subset, candidates, used, role_known, named) if depth < 4 else None
         if found is None:
             if not match:  # nothing names the kind: tell records apart by the keys they have
                 for has, lacks2, group in _presence_split(subset, lacks):

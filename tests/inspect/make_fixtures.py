@@ -789,7 +789,7 @@ def chat_widget() -> None:
         ["key-presence signatures", "ndjson files"],
         {"session.by": "file", "timestamps.fields": ["t"], "kinds[has=visitor,lacks=event].role": "user",
          "kinds[has=bot,lacks=event,lacks=visitor].role": "assistant",
-         "kinds[event=typing,by=bot].role": "skip"},
+         "kinds[event=typing].role": "skip"},
         story.expect(),
     )
 
