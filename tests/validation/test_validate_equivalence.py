@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from .strategies import mostly_valid_lists, record_lists, records
 from .support import load_upstream_schema
 
-SETTINGS = settings(max_examples=1000, deadline=None, derandomize=True, database=None,
+SETTINGS = settings(max_examples=700, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-NEAR_SETTINGS = settings(max_examples=600, deadline=None, derandomize=True, database=None,
+NEAR_SETTINGS = settings(max_examples=400, deadline=None, derandomize=True, database=None,
                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-VARIANT_SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+VARIANT_SETTINGS = settings(max_examples=100, deadline=None, derandomize=True, database=None,
                             suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -176,7 +176,7 @@ def test_args_object_details(rt, bundled_validator):
                 if p.rule == "args-object"]
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+@settings(max_examples=200, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=300) | record_lists.map(
     lambda rs: "\n".join(json.dumps(r, ensure_ascii=False) for r in rs).encode("utf-8", "surrogatepass")))
