@@ -438,9 +438,9 @@ class FieldStat:
         if fmt and share >= 0.8:
             out["time_format"] = fmt
         if self.values and not self.overflow and self.tokenish and self.cardinality <= 30:
-            out["values"] = {str(k): v for k, v in self.values.most_common(30)}
+            out["values"] = {example(k, show_values, self.path): v for k, v in self.values.most_common(30)}
         if self.examples:
-            out["examples"] = [example(v, show_values) for v in self.examples]
+            out["examples"] = [example(v, show_values, self.path) for v in self.examples]
         return out
 
 
@@ -498,8 +498,25 @@ def redact(text: str) -> str:
     return _REDACTOR.redact(text)
 
 
-def example(value: Any, show_values: bool = False) -> str:
+SECRET_NAME = re.compile(
+    r"(pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|auth(orization)?|cookie|session[_-]?id|"
+    r"private[_-]?key|credentials?|access[_-]?key|client[_-]?secret|signature|sig)$",
+    re.IGNORECASE,
+)
+
+
+def secret_named(path: tuple | None) -> bool:
+    """A field whose name says it holds a secret: its values are never shown, whatever they look like."""
+    if not path:
+        return False
+    last = str(path[-1])
+    return bool(SECRET_NAME.search(last.replace("-", "_")))
+
+
+def example(value: Any, show_values: bool = False, path: tuple | None = None) -> str:
     """A short, redacted rendering of one value; prose is hidden unless show_values."""
+    if secret_named(path) and value is not None and not isinstance(value, bool):
+        return f"<redacted, {len(str(value))} chars>"
     if isinstance(value, str):
         n = str_len(value)
         if not show_values and (any(c.isspace() for c in value[:200]) or n > 40):
@@ -1734,9 +1751,9 @@ def report_text(profile: Profile, show_values: bool = False) -> str:
         if fmt and share >= 0.8:
             detail += f", time {fmt}"
         if st.values and not st.overflow and st.tokenish and st.cardinality <= 12:
-            detail += ": " + ", ".join(example(v, show_values) for v, _ in st.values.most_common(8))
+            detail += ": " + ", ".join(example(v, show_values, path) for v, _ in st.values.most_common(8))
         elif st.examples and (show_values or st.tokenish):
-            detail += "; e.g. " + ", ".join(example(v, show_values) for v in st.examples[:2])
+            detail += "; e.g. " + ", ".join(example(v, show_values, path) for v in st.examples[:2])
         add("  " + detail)
     if len(profile.stats) > 120:
         add(f"  ... {len(profile.stats) - 120} more path(s) (use --json)")
