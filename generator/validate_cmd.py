@@ -37,6 +37,11 @@ examples:
   trajectory-cleaner validate run-001.jsonl run-002.jsonl --strict
   trajectory-cleaner validate ./clean --schema trajectory-v1.schema.json --json > report.json
 
+rule ids (warnings marked *):
+  unreadable bom utf8 blank-line json duplicate-key compact-line empty-file schema meta-first
+  meta-once meta-source timestamp timestamp-order* assistant-content args-object
+  duplicate-call-id tool-link duplicate-result* no-user* no-assistant*
+
 exit codes: 0 every file passes; 1 problems found; 2 usage or configuration error (missing
             path, unreadable schema); 130 interrupted
 """

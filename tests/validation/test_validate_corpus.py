@@ -63,6 +63,12 @@ def test_every_rule_has_a_failing_corpus_file_with_a_message_check(rt, expected)
     assert set(rt.RULES) - NOT_IN_CORPUS <= tripped
 
 
+def test_help_lists_every_rule(rt):
+    listed = validate_cmd.EPILOG.split("rule ids")[1].split("exit codes")[0].split()
+    assert {r.rstrip("*") for r in listed[3:]} == set(rt.RULES)
+    assert {r.rstrip("*") for r in listed if r.endswith("*")} == set(rt.WARNING_RULES)
+
+
 def test_unreadable_file(rt, bundled_validator, tmp_path):
     folder = tmp_path / "a-folder.jsonl"
     folder.mkdir()
