@@ -76,10 +76,10 @@ DISCRIMINATOR_NAMES = {
 }
 ROLE_FIELD_NAMES = {"role", "speaker", "author", "sender", "from", "actor", "who", "party", "participant", "by",
                     "origin", "direction"}
-SESSION_WORDS = {"session", "conversation", "convo", "thread", "trace", "chat", "dialog", "dialogue", "episode",
+SESSION_WORDS = {"session", "conversation", "convo", "conv", "thread", "trace", "chat", "dialog", "dialogue", "episode",
                  "run", "ticket", "case", "job", "workflow", "execution", "incident", "interaction", "transcript",
                  "pipeline", "build", "task"}
-SESSION_RANK = {"session": 0, "conversation": 0, "convo": 0, "thread": 0, "chat": 0, "dialog": 0, "dialogue": 0,
+SESSION_RANK = {"session": 0, "conversation": 0, "convo": 0, "conv": 0, "thread": 0, "chat": 0, "dialog": 0, "dialogue": 0,
                 "transcript": 0, "trace": 1, "episode": 1, "interaction": 1, "ticket": 2, "case": 2, "incident": 2,
                 "run": 2, "job": 2, "workflow": 2, "execution": 2, "pipeline": 2, "build": 2, "task": 3}
 TIME_WORDS = {"timestamp", "ts", "time", "date", "datetime", "created", "created_at", "createdat", "at", "when",
@@ -257,6 +257,7 @@ HUMAN_LAYOUTS = [
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}", re.ASCII)
 _NUMERIC = re.compile(r"[+-]?\d+(\.\d+)?", re.ASCII)
 _HAS_ZONE = re.compile(r"(Z|[+-]\d{2}:?\d{2})$", re.ASCII)
+_HUMANISH = re.compile(r"\d{1,2}[:.]\d{2}|\d{8}", re.ASCII)  # every human layout has a clock time
 EPOCH_RANGES = (("epoch_s", 9.46e8, 4.1e9), ("epoch_ms", 9.46e11, 4.1e12), ("epoch_us", 9.46e14, 4.1e15),
                 ("epoch_ns", 9.46e17, 4.1e18))  # years 2000..2099
 
@@ -289,7 +290,7 @@ def time_formats(value: Any) -> set[str]:
         if moment is not None:
             return {"iso" if moment.tzinfo is not None or _HAS_ZONE.search(text) else "iso_naive"}
     found = set()
-    if any(c.isdigit() for c in text):
+    if len(text) <= 40 and _HUMANISH.search(text):
         for layout in HUMAN_LAYOUTS:
             try:
                 datetime.strptime(text, layout)
@@ -370,7 +371,8 @@ class FieldStat:
                 self.str_spaced += 1
             if value[:1] in "{[" and str_json_kind(value) == "object":
                 self.str_json_object += 1
-        if self.time_probes < TIME_PROBES and kind in ("string", "int", "float"):
+        if self.time_probes < TIME_PROBES and kind in ("string", "int", "float") and (
+                self.time_probes < 20 or self.time_formats):  # stop probing paths that never held a time
             self.time_probes += 1
             formats = time_formats(value)
             for fmt in formats:
@@ -457,8 +459,12 @@ def _walk(value: Any, path: tuple, out: list) -> None:
                 out.append(((*path, LIST), item))
 
 
-def profile_fields(records: list[dict], stats: dict[tuple, FieldStat] | None = None) -> dict[tuple, FieldStat]:
-    """Per-path statistics over records (every nested path, list elements under ``[]``)."""
+def profile_fields(records: list[dict], stats: dict[tuple, FieldStat] | None = None, *,
+                   times: bool = True) -> dict[tuple, FieldStat]:
+    """Per-path statistics over records (every nested path, list elements under ``[]``).
+
+    ``times=False`` skips timestamp probing (kind and block profiles reuse the global one).
+    """
     stats = {} if stats is None else stats
     for record in records:
         nodes: list = []
@@ -470,6 +476,8 @@ def profile_fields(records: list[dict], stats: dict[tuple, FieldStat] | None = N
             stat = stats.get(path)
             if stat is None:
                 stat = stats[path] = FieldStat(path)
+                if not times:
+                    stat.time_probes = TIME_PROBES
             if value is None:
                 stat.nulls += 1
                 stat.types["null"] += 1
@@ -1172,7 +1180,7 @@ def find_kinds(recs: list[Rec], stats: dict[tuple, FieldStat], session: SessionI
     kinds = []
     for match, has, lacks, group in leaves:
         kind = Kind(kind_key(match, has, lacks), match, has, lacks, len(group), recs=group)
-        kind.stats = profile_fields([r.data for r in group[:3000]])
+        kind.stats = profile_fields([r.data for r in group[:3000]], times=False)
         per_session: Counter = Counter(session_key(r, session) for r in group)
         kind.per_session_max = max(per_session.values())
         kind.files = len({r.file for r in group})
@@ -1277,7 +1285,8 @@ def find_blocks(recs: list[Rec], stats: dict[tuple, FieldStat]) -> Blocks:
     for rec in recs:
         collect(rec.data, ())
     for name, items in items_by_type.items():
-        found.types[name] = BlockType(name, sum(containers[name].values()), profile_fields(items), containers[name])
+        found.types[name] = BlockType(name, sum(containers[name].values()), profile_fields(items, times=False),
+                                      containers[name])
     return found
 
 
