@@ -63,9 +63,11 @@ class Options:
     secrets: float = 0.002  # share of tool outputs that carry a secret-like string
     unicode: float = 0.05  # share of texts with non-ASCII characters
     files: int = 0  # flat format: number of files the runs are spread over (0: one per 50 runs)
+    multi_call: float = 0.15  # share of tool-using assistant messages with two calls
 
     def name(self) -> str:
-        return f"{self.fmt}-{self.sessions}x{self.records}-s{self.seed}-k{self.secrets}-u{self.unicode}-f{self.files}"
+        return (f"{self.fmt}-{self.sessions}x{self.records}-s{self.seed}-k{self.secrets}-u{self.unicode}"
+                f"-f{self.files}-m{self.multi_call}")
 
 
 class _Text:
@@ -221,7 +223,7 @@ def pi_session(rng: random.Random, opts: Options, index: int, n_records: int) ->
             if rng.random() < 0.7:
                 blocks.append({"type": "thinking", "thinking": text.paragraph(1, 3), "thinkingSignature": "sig"})
             calls = []
-            for _ in range(1 if rng.random() < 0.85 else 2):
+            for _ in range(2 if rng.random() < opts.multi_call else 1):
                 call_no += 1
                 tool = rng.choice(_TOOLS)
                 cid = f"toolu_{index:04x}_{call_no:06d}"
