@@ -89,6 +89,9 @@ _LB = (
     r"(?:(?<![A-Za-z0-9].)|(?<=\\[nrtbf\\/\"'].)|(?<=%[0-9A-Fa-f]{2}.)"
     r"|(?<=\\u[0-9A-Fa-f]{4}.))"
 )
+# Right after an escape sequence (\n, %0A, \u0026) in encoded text.
+_ESC_TAIL = r"(?<=\\[nrtbf])|(?<=%[0-9A-Fa-f]{2})|(?<=\\u[0-9A-Fa-f]{4})"
+
 # Run-based tokens (see _Det): not preceded by a token character at all.
 _LBR = (
     r"(?:(?<![A-Za-z0-9_.\-].)|(?<=\\[nrtbf\\/\"'].)|(?<=%[0-9A-Fa-f]{2}.)"
@@ -138,9 +141,10 @@ _KNOWN_EXAMPLES = frozenset(
 )
 
 # Unmistakable placeholders: masks, variable references, templates, brackets.
+_MASK = r"x{5,}|X{5,}|\*{3,}|\.{3}|\u2026|<[^>]*>|\{\{|\$\{|%\(|EXAMPLE|\[REDACTED"
+_MASK_RE = re.compile(_MASK, _FLAGS)
 _STRONG_PLACEHOLDER_RE = re.compile(
-    r"x{5,}|X{5,}|\*{3,}|\.{3}|\u2026|<[^>]*>|\{\{|\$\{|%\(|EXAMPLE|\[REDACTED"
-    r"|^\$\(?[A-Za-z_]|^\{\w*\}$|^%[sdr]$|^[<\[{-]",
+    _MASK + r"|^\$\(?[A-Za-z_]|^\{\w*\}$|^%[sdr]$|^[<\[{]",
     _FLAGS,
 )
 # Placeholder words; for random-looking tokens they only count when the value
@@ -178,7 +182,7 @@ def _categories(v: str) -> int:
     return low + up + dig
 
 
-def _is_placeholder(v: str, *, strict_words: bool = True) -> bool:
+def _is_placeholder(v: str, *, strict_words: bool = False) -> bool:
     """True for values that carry no secret (see the module docstring).
 
     With ``strict_words=False`` placeholder words (``your``, ``example``...)
@@ -200,7 +204,9 @@ def _is_placeholder(v: str, *, strict_words: bool = True) -> bool:
 
 def _token_ok(body: str, *, min_distinct: int = 6, cats: int = 2) -> bool:
     """Shape check for the random part of a prefixed vendor token."""
-    if _is_placeholder(body, strict_words=False):
+    if body in _KNOWN_EXAMPLES or _MASK_RE.search(body):
+        return False
+    if _WORD_PLACEHOLDER_RE.search(body) and _categories(body) < 3:
         return False
     if len(set(body)) < min_distinct:
         return False
@@ -291,8 +297,8 @@ def _tok(cls: str, pattern: str, *, anchors: tuple[str, ...] = (), check: _Check
         if strip is not None:
             body = v[strip:]
         else:
-            cut = max(v.find("_"), v.find("-"), v.find("."))
-            body = v[cut + 1:] if cut >= 0 else v
+            cuts = [i for i in (v.find("_"), v.find("-"), v.find(".")) if i >= 0]
+            body = v[min(cuts) + 1:] if cuts else v
         if not _token_ok(body, min_distinct=min_distinct, cats=cats):
             return None
         return cls
@@ -331,7 +337,7 @@ def _sk_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None
 
 def _jwt_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
     v = text[s:e]
-    if v in _KNOWN_EXAMPLES or _is_placeholder(v, strict_words=False):
+    if v in _KNOWN_EXAMPLES or _is_placeholder(v):
         return None
     head = v.split(".", 1)[0]
     try:
@@ -514,7 +520,7 @@ _TYPE_SUFFIX_RE = re.compile(r"(?i:str|string|bytes|int|bool|any|none|null)\??\Z
 def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend: int,
               sep: str | None) -> bool:
     v = value
-    if _is_placeholder(v, strict_words=kind == "password"):
+    if _is_placeholder(v):
         return False
     lv = v.lower()
     kw = key.lower()
@@ -523,6 +529,8 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
     if not quoted:
         if v[0] in "?:@!*&":
             return False  # SQL parameters, YAML tags / aliases / anchors
+        if sep == " " and v[0] == "-":
+            return False  # "--no-password --verbose": the next flag, not a value
         nxt = text[vend:vend + 1]
         if nxt in ("(", "["):
             return False  # function call / subscript: code, not a value
@@ -575,7 +583,7 @@ def _simple_value_check(cls: str, min_len: int = 4, cats: int = 0) -> _Check:
 def _auth_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
     v = text[s:e]
     scheme = (m.group(p + "scheme") or "").lower()
-    if _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+    if _is_placeholder(v):
         return None
     if len(v) < 8 or _categories(v) < 2:
         return None
@@ -593,11 +601,23 @@ def _bearer_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | 
     return "bearer-token"
 
 
+_COOKIE_PLACEHOLDER_RE = re.compile(
+    r"(?:<|\$|\{\{|\*{3}|x{4}|X{4}|\.{3}|\[REDACTED)|(?i:none|null|undefined|true|false)?\Z",
+    _FLAGS)
+
+
 def _cookie_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
-    v = text[s:e].rstrip()
-    if len(v) < 8 or _is_placeholder(v) or "=" not in v and _categories(v) < 2:
+    v = text[s:e]
+    if len(v) < 8:
         return None
-    return ("cookie", s, s + len(v))
+    if "=" in v:
+        # redact unless every cookie value is a placeholder (<cookie-value>, $X)
+        values = [part.split("=", 1)[1].strip() for part in v.split(";") if "=" in part]
+        if all(_COOKIE_PLACEHOLDER_RE.match(x) for x in values):
+            return None
+    elif _COOKIE_PLACEHOLDER_RE.match(v) or _categories(v) < 2:
+        return None
+    return "cookie"
 
 
 def _url_pw_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
@@ -623,7 +643,7 @@ def _curl_user_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str
 
 def _telegram_left() -> re.Pattern[str]:
     # api.telegram.org/bot<token>/sendMessage: "bot" may precede the id
-    return re.compile(r"(?:(?<![A-Za-z0-9])|(?<=bot))\d{6,12}\Z", _FLAGS)
+    return re.compile(r"(?:(?<![A-Za-z0-9])|(?<=bot)|" + _ESC_TAIL + r")\d{6,12}\Z", _FLAGS)
 
 
 def _telegram_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
@@ -783,7 +803,8 @@ def _build_detectors() -> list[_Det]:
              lb=r"(?:(?<=[?&;\s\"'`]s)|(?<=%26s)|(?<=\\u0026s)|(?<=&amp;s))"))
     add(_Det("azure-client-secret", "Q",
              r"~[A-Za-z0-9_~.-]{31,40}", ("q~",), check=_azure_cs_check, lb=None,
-             left=re.compile(r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\d\Z", _FLAGS)))
+             left=re.compile(r"(?:(?<![A-Za-z0-9_~.-])|" + _ESC_TAIL + r")[A-Za-z0-9_~.-]{3}\d\Z",
+                             _FLAGS)))
 
     # ---- version control ----
     add(_tok("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}", strip=4))
@@ -883,7 +904,10 @@ def _build_detectors() -> list[_Det]:
                  ("bearer",), secret=("s",), check=_bearer_check, contextual=True))
     cookie_tail = (
         rf"(?:{_Q})?[ \t]*:[ \t]*(?:{_Q})?[ \t]*"
-        r"(?P<@@s>[^\r\n\"'`\\]{8,})"
+        # name=value pairs and attributes ("; Path=/; HttpOnly"), or one opaque value
+        r"(?P<@@s>[^\s;=,\"'`\\]+=[^\s;\"'`\\]*"
+        r"(?:;[ \t]*[^\s;=,\"'`\\]+(?:=[^\s;\"'`\\]*)?)*"
+        r"|[^\s;\"'`\\]{8,})"
     )
     for ch in "cC":
         add(_Det("cookie", ch, r"(?i:ookie)" + cookie_tail, ("cookie",), secret=("s",),
@@ -952,7 +976,8 @@ def _personal_detectors() -> list[_Det]:
              r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
              r"(?![A-Za-z0-9-])",
              ("@",), lb=None,
-             left=re.compile(r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}\Z", _FLAGS)),
+             left=re.compile(r"(?:(?<![A-Za-z0-9._%+-])|" + _ESC_TAIL + r")[A-Za-z0-9._%+-]{1,64}\Z",
+                             _FLAGS)),
         _Det("phone-number", "+", r"[1-9]\d{0,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![0-9])",
              ("+",), check=_phone_check, lb=r"(?<![A-Za-z0-9+].)"),
         _Det("phone-number", "(", r"\d{3}\)[ .-]?\d{3}[ .-]\d{4}(?![0-9])",
@@ -1125,6 +1150,7 @@ def _compiled(personal: bool, extra: tuple[tuple[str, str], ...]) -> _Compiled:
 # ---------------------------------------------------------------------------
 
 _UESC_RE = re.compile(r"u[0-9A-Fa-f]{4}")
+_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z0-9][a-z0-9-]{0,40}\]")
 _CLASS_NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
 
 
@@ -1239,10 +1265,9 @@ class Redactor:
         if self.allowlist and text[s:e] in self.allowlist:
             return None
         # never redact inside an existing placeholder (idempotence)
-        i = text.rfind("[REDACTED:", max(0, s - 64), e)
-        if i >= 0:
-            j = text.find("]", i)
-            if j < 0 or j >= s:
+        lo = max(0, s - 60)
+        for pm in _PLACEHOLDER_RE.finditer(text, lo, min(len(text), e + 60)):
+            if pm.start() < e and s < pm.end():
                 return None
         return cls, s, e
 
