@@ -29,8 +29,9 @@ from typing import Any
 from generator.paths import runtime_module
 
 MAX_BYTES = 16 * 1024 * 1024
-MIN_FILE_BYTES = 256 * 1024
+MIN_FILE_BYTES = 64 * 1024
 MAX_FILES = 400
+ANALYSED = 6000  # records kept for the structural analyses (every shape, a bounded number of each)
 KEEP_STRING = 2000
 MAX_DISTINCT = 200
 TIME_PROBES = 300
@@ -183,8 +184,11 @@ def type_name(value: Any) -> str:
     return "object"
 
 
+_SPACE = re.compile(r"\s")
+
+
 def token_like(value: str) -> bool:
-    return 0 < len(value) <= 64 and not any(c.isspace() for c in value)
+    return 0 < len(value) <= 64 and not _SPACE.search(value)
 
 
 def human_size(n: float) -> str:
@@ -367,7 +371,7 @@ class FieldStat:
             self.str_count += 1
             self.str_total += n
             self.str_max = max(self.str_max, n)
-            if any(c.isspace() for c in value[:200]):
+            if _SPACE.search(value, 0, 200):
                 self.str_spaced += 1
             if value[:1] in "{[" and str_json_kind(value) == "object":
                 self.str_json_object += 1
@@ -727,11 +731,54 @@ def _parse_line(raw: bytes, where: str, report: FileReport, out: list, index: in
     if not isinstance(value, dict):
         report.bad(where, f"a JSON {type_name(value)}, not an object")
         return
-    out.append(Rec(index, len(out), where, shrink(value)))
+    out.offer(value, where)
 
 
-def _read_jsonl(report: FileReport, path: Path, budget: int, index: int) -> list[Rec]:
-    out: list[Rec] = []
+SIGNATURE_KEYS = DISCRIMINATOR_NAMES | ROLE_FIELD_NAMES | {"subtype", "status", "level", "name"}
+
+
+def signature(record: dict) -> int:
+    """A cheap shape of a record: its keys, and the values of fields named like kinds or roles."""
+    parts: list = [frozenset(record)]
+    for key in record.keys() & SIGNATURE_KEYS:
+        value = record[key]
+        if type(value) is str and len(value) <= 40:
+            parts.append((key, value))
+    for key, value in record.items():
+        if type(value) is dict:
+            for key2 in value.keys() & SIGNATURE_KEYS:
+                value2 = value[key2]
+                if type(value2) is str and len(value2) <= 40:
+                    parts.append((key, key2, value2))
+    return hash(frozenset(parts))
+
+
+class _Keep(list):
+    """The records of one file kept for analysis: every shape, a bounded number of each.
+
+    Rare shapes are kept even past the cap, so a kind that shows up once in a gigabyte is
+    still seen; common shapes stop being kept once there are enough of them.
+    """
+
+    def __init__(self, index: int, cap: int):
+        super().__init__()
+        self.index = index
+        self.cap = cap
+        self.per_shape = max(10, cap // 3)
+        self.shapes: Counter = Counter()
+        self.parsed = 0
+
+    def offer(self, value: dict, where: str) -> None:
+        self.parsed += 1
+        shape = signature(value)
+        seen = self.shapes[shape]
+        self.shapes[shape] = seen + 1
+        if (len(self) < self.cap and seen < self.per_shape) or (seen < 5 and len(self) < 2 * self.cap):
+            self.append(Rec(self.index, self.parsed, where, shrink(value)))
+
+
+def _read_jsonl(report: FileReport, path: Path, budget: int, index: int, keep: int) -> list[Rec]:
+    out = _Keep(index, keep)
     if report.compressed or report.size <= budget:
         with _open(path) as stream:
             number = 0
@@ -778,7 +825,7 @@ def _read_jsonl(report: FileReport, path: Path, budget: int, index: int) -> list
     return out
 
 
-def _read_document(report: FileReport, path: Path, budget: int, index: int) -> list[Rec]:
+def _read_document(report: FileReport, path: Path, budget: int, index: int, keep: int) -> list[Rec]:
     with _open(path) as stream:
         data = stream.read(budget + 1)
         complete = len(data) <= budget
@@ -811,11 +858,11 @@ def _read_document(report: FileReport, path: Path, budget: int, index: int) -> l
     report.container = "json_array" if records_path is None else "json_object"
     report.records_path = records_path
     report.records_path_choices = choices
-    out: list[Rec] = []
+    out = _Keep(index, keep)
     for number, value in enumerate(records, start=1):
         where = f"{report.path} (record {number})"
         if isinstance(value, dict):
-            out.append(Rec(index, len(out), where, shrink(value)))
+            out.offer(value, where)
         else:
             report.bad(where, f"record {number} is a JSON {type_name(value)}, not an object")
     return out
@@ -851,7 +898,7 @@ def _container(readers: Any, path: Path) -> str:
     return kind
 
 
-def read_sample(shown: str, path: Path, budget: int, index: int) -> tuple[FileReport, list[Rec]]:
+def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 6000) -> tuple[FileReport, list[Rec]]:
     """Read at most ``budget`` bytes of one file as the cleaner's readers would."""
     readers = runtime_module("readers")
     try:
@@ -867,16 +914,16 @@ def read_sample(shown: str, path: Path, budget: int, index: int) -> tuple[FileRe
             return report, []
         if first not in (b"{", b"[") or _container(readers, path) == "jsonl":
             report.container = "jsonl"  # a junk first line is one bad line of a JSONL file
-            records = _read_jsonl(report, path, budget, index)
+            records = _read_jsonl(report, path, budget, index, keep)
             if not records:
                 report.container, report.problem = "not_json", "no line holds a JSON object"
         else:
-            records = _read_document(report, path, budget, index)
+            records = _read_document(report, path, budget, index, keep)
     except (OSError, EOFError, ValueError) as exc:
         report = FileReport(shown, 0, container="unreadable", problem=f"cannot read ({exc})")
         return report, []
-    report.records = len(records)
-    return report, records
+    report.records = getattr(records, "parsed", len(records))
+    return report, list(records)
 
 
 # -- analyses ----------------------------------------------------------------------------------
@@ -1551,7 +1598,12 @@ class Profile:
 
     @property
     def records(self) -> int:
+        """Records analysed (all of them in small samples; every shape, bounded, in big ones)."""
         return len(self.recs)
+
+    @property
+    def records_read(self) -> int:
+        return sum(f.records for f in self.files)
 
     @property
     def complete(self) -> bool:
@@ -1567,6 +1619,7 @@ class Profile:
                          "bytes_read": sum(f.bytes_read for f in self.files), "complete": self.complete},
             "files": [f.to_dict() for f in self.files],
             "records": total,
+            "records_read": self.records_read,
             "bad_lines": sum(f.bad_count for f in self.files),
             "session": self.session.to_dict(),
             "fields": fields,
@@ -1598,7 +1651,7 @@ class _Progress:
 
 def _choose_files(found: list[tuple[str, Path]], budget: int) -> list[tuple[str, Path]]:
     """Every file when few; otherwise an even spread (first and last included)."""
-    limit = max(2, min(MAX_FILES, budget // MIN_FILE_BYTES * 4))
+    limit = max(2, min(MAX_FILES, budget // MIN_FILE_BYTES))
     if len(found) <= limit:
         return found
     step = (len(found) - 1) / (limit - 1)
@@ -1622,10 +1675,13 @@ def profile_paths(paths: list[str], *, max_bytes: int = MAX_BYTES, progress: boo
     chosen = _choose_files(found, max_bytes)
     show = _Progress(progress)
     remaining = max_bytes
+    keep = max(40, ANALYSED // len(chosen))
     for i, (shown, path) in enumerate(chosen):
-        share = max(MIN_FILE_BYTES, remaining // max(1, len(chosen) - i))
+        if remaining < MIN_FILE_BYTES // 4 and profile.recs:
+            break  # the budget is spent; the report says how many files were read
+        share = max(MIN_FILE_BYTES // 4, min(remaining, max(MIN_FILE_BYTES, remaining // max(1, len(chosen) - i))))
         show.show(f"inspect: reading {i + 1}/{len(chosen)} {shown}")
-        report, recs = read_sample(shown, path, share, len(profile.files))
+        report, recs = read_sample(shown, path, share, len(profile.files), keep)
         remaining = max(0, remaining - report.bytes_read)
         profile.files.append(report)
         profile.recs.extend(recs)
@@ -1679,7 +1735,10 @@ def report_text(profile: Profile, show_values: bool = False) -> str:
     read = sum(f.bytes_read for f in profile.files)
     add(f"Inputs: {profile.files_total} file(s), {human_size(profile.bytes_total)}; read "
         f"{len(profile.files)} file(s), {human_size(read)}"
-        + (" (everything)" if profile.complete else f" (bounded sample, budget {human_size(profile.budget)})"))
+        + (" (everything)" if profile.complete else f" (bounded sample, budget {human_size(profile.budget)})")
+        + f"; {profile.records_read} records"
+        + (f", {profile.records} analysed (every shape, a bounded number of each)"
+           if profile.records < profile.records_read else ""))
     for problem in profile.problems:
         add(f"  ! {problem}")
     add("")
