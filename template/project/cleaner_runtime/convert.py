@@ -21,6 +21,7 @@ MISSING: Any = object()
 MAX_SESSION_MB = 512  # cleaned output of one session held in memory (--max-session-mb)
 PRECUT = 4  # strings longer than PRECUT x their truncation limit are cut before redaction
 _MARKER = re.compile(r"\[\.\.\. ([0-9]+) characters truncated \.\.\.\]")
+KIND_CACHE_SIZE = 4096  # distinct discriminator values remembered by Converter.classify
 TEXT_ROLES = ("user", "assistant", "reasoning", "system", "observation")
 
 
@@ -123,6 +124,10 @@ class Kind:
     args_key: str
     result_link: tuple
     ok: OkSpec | None
+    handler: str = ""  # the SessionBuilder method for this role
+
+    def __post_init__(self) -> None:
+        self.handler = "_text" if self.role in TEXT_ROLES else "_" + self.role
 
     @classmethod
     def compile(cls, index: int, spec: dict) -> Kind:
@@ -293,7 +298,43 @@ class Converter:
                     seen.append(path)
         self.discriminators = seen
 
+        # Classification depends only on the values at the match paths and on whether the has/lacks
+        # paths hold something, so its verdict is cached by those (scalars only; bounded).
+        presence: list[tuple] = []
+        for kind in self.kinds:
+            for path in (*kind.has, *kind.lacks):
+                if path not in presence:
+                    presence.append(path)
+        self.presence = presence
+        self.kind_cache: dict[tuple, Kind | None] = {}
+
     def classify(self, record: dict) -> Kind | None:
+        key = self._kind_key(record)
+        if key is not None:
+            kind = self.kind_cache.get(key, MISSING)
+            if kind is not MISSING:
+                return kind
+        kind = self.classify_uncached(record)
+        if key is not None and len(self.kind_cache) < KIND_CACHE_SIZE:
+            self.kind_cache[key] = kind
+        return kind
+
+    def _kind_key(self, record: dict) -> tuple | None:
+        """What ``classify_uncached`` looks at, as a hashable key; None when a value is a structure."""
+        parts: list[Any] = []
+        for path in self.discriminators:
+            value = get_path(record, path)
+            if value is MISSING or value is None:
+                parts.append(value)
+            elif isinstance(value, (str, int, float)):  # bool is an int: the class keeps True apart from 1
+                parts.append((value.__class__, value))
+            else:
+                return None
+        for path in self.presence:
+            parts.append(get_path(record, path) in (MISSING, None))
+        return tuple(parts)
+
+    def classify_uncached(self, record: dict) -> Kind | None:
         for kind in self.kinds:
             if kind.matches(record):
                 return kind
@@ -432,8 +473,7 @@ class SessionBuilder:
         if kind.role == "meta":
             return
         ts = self._time(record, kind, where)
-        handler = getattr(self, "_" + kind.role if kind.role not in TEXT_ROLES else "_text")
-        handler(record, kind, ts, where)
+        getattr(self, kind.handler)(record, kind, ts, where)
         limit = c.max_session_chars
         if limit and self.size > limit:
             raise SessionFailed(

@@ -22,6 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+try:  # the optional fast extra (requirements-fast.txt); the records read are the same without it
+    import orjson
+except ImportError:
+    orjson = None
+
 MIB = 1024 * 1024
 MAX_LINE_MB = 64  # the longest JSONL line read (--max-line-mb)
 MAX_DOCUMENT_MB = 256  # the largest JSON array/object file read, decompressed (--max-document-mb)
@@ -305,7 +310,35 @@ def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, 
             yield _parse_line(raw, where, limits)
 
 
+# orjson reads integers beyond 64 bits as floats, where json keeps them exact: a line holding a run
+# of 19 or more digits (the only way to write such an integer) is left to json.
+_DIGITS = bytes(0x39 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
+_LONG_NUMBER = b"9" * 19
+_FAST_MAX_BRACKETS = 500  # deeper lines go to json, whose recursion limit decides them as before
+
+
+def _fast_record(raw: bytes, limits: Limits) -> dict[str, Any] | None:
+    """The record orjson reads from ``raw`` when that is exactly what json.loads reads, else None.
+
+    None also for anything that is not a plain JSON object line (invalid JSON, NaN, lone
+    surrogates, deep nesting): the json path then decides, with its own messages.
+    """
+    if raw.count(b"{") + raw.count(b"[") > min(limits.depth, _FAST_MAX_BRACKETS):
+        return None
+    if _LONG_NUMBER in raw.translate(_DIGITS):
+        return None
+    try:
+        value = orjson.loads(raw)
+    except ValueError:  # orjson.JSONDecodeError
+        return None
+    return value if value.__class__ is dict else None
+
+
 def _parse_line(raw: bytes, where: Where, limits: Limits) -> tuple[Where, dict[str, Any]] | BadLine:
+    if orjson is not None:
+        value = _fast_record(raw, limits)
+        if value is not None:
+            return where, value
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

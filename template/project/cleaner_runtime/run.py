@@ -29,7 +29,7 @@ from typing import Any
 from .convert import MAX_SESSION_MB, Converter, Privacy, SessionBuilder, SessionFailed, SessionSkipped, first_present
 from .mapping import compile_path, compile_paths, with_defaults
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
-from .writer import remove_stale_temps, serialise, stem_for_file, stem_for_key, write_atomic
+from .writer import Lines, remove_stale_temps, stem_for_file, stem_for_key, write_atomic
 
 HOOKS_API = 1
 
@@ -174,16 +174,16 @@ class Cleaner:
                         f"output for {job.key} fails validation at record line {first.line}: {first.rule}: "
                         f"{first.message} ({len(errors)} problem(s); nothing written)"
                     )
-                data, replaced = serialise(out)
-                if replaced:
-                    builder.stats.repair("lone surrogates replaced by U+FFFD", replaced)
                 target = output_root / job.target
                 if target.resolve() in self.inputs:
                     raise SessionFailed(
                         f"{job.key}: its output {target} would overwrite an input file (nothing written); "
                         "choose an --output outside --input"
                     )
-                write_atomic(target, data)
+                lines = Lines(out)  # serialised as it is written: the session is never held twice
+                write_atomic(target, lines)
+                if lines.replaced:
+                    builder.stats.repair("lone surrogates replaced by U+FFFD", lines.replaced)
                 outcome.output = str(job.target)
                 outcome.rows = len(out)
             except (SessionFailed, SessionSkipped, InputError) as exc:

@@ -14,7 +14,13 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
+
+try:  # the optional fast extra (requirements-fast.txt); the bytes written are the same without it
+    import orjson
+except ImportError:
+    orjson = None
 
 _SUFFIXES = (".gz", ".jsonl", ".ndjson", ".json")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -44,19 +50,71 @@ def stem_for_key(folder: Path, key: str) -> Path:
     return folder / safe
 
 
+def _plain(value: object) -> bool:
+    """True for JSON made of strings, booleans, nulls, lists and string-keyed objects only.
+
+    For such values orjson writes exactly the bytes ``json.dumps(ensure_ascii=False,
+    separators=(",", ":"))`` writes (numbers are left to json: the two spell floats differently).
+    """
+    kind = value.__class__
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is dict:
+        for key, item in value.items():  # type: ignore[attr-defined]
+            if key.__class__ is not str or not _plain(item):
+                return False
+        return True
+    if kind is list:
+        for item in value:  # type: ignore[attr-defined]
+            if not _plain(item):
+                return False
+        return True
+    return False
+
+
+def encode_line(record: object) -> tuple[bytes, int]:
+    """One compact JSON line (no newline) as UTF-8; lone surrogates become U+FFFD (returned count)."""
+    if orjson is not None and _plain(record):
+        try:
+            return orjson.dumps(record), 0
+        except TypeError:  # orjson.JSONEncodeError: lone surrogates; json's path replaces them
+            pass
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return line.encode("utf-8"), 0
+    except UnicodeEncodeError:
+        line, n = _SURROGATE.subn("\ufffd", line)
+        return line.encode("utf-8"), n
+
+
+class Lines:
+    """The records as JSONL chunks, for ``write_atomic``; ``replaced`` counts U+FFFD repairs."""
+
+    CHUNK = 2048  # lines joined per write
+
+    def __init__(self, records: Iterable[object]):
+        self.records = records
+        self.replaced = 0
+
+    def __iter__(self):
+        chunk: list[bytes] = []
+        for record in self.records:
+            line, n = encode_line(record)
+            self.replaced += n
+            chunk.append(line)
+            if len(chunk) >= self.CHUNK:
+                chunk.append(b"")
+                yield b"\n".join(chunk)
+                chunk = []
+        if chunk:
+            chunk.append(b"")
+            yield b"\n".join(chunk)
+
+
 def serialise(records: list[dict]) -> tuple[bytes, int]:
     """One compact JSON object per line; lone surrogates become U+FFFD (returned count)."""
-    lines = []
-    replaced = 0
-    for record in records:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-        try:
-            lines.append(line.encode("utf-8"))
-        except UnicodeEncodeError:
-            line, n = _SURROGATE.subn("\ufffd", line)
-            replaced += n
-            lines.append(line.encode("utf-8"))
-    return b"\n".join(lines) + b"\n", replaced
+    lines = Lines(records)
+    return b"".join(lines), lines.replaced
 
 
 def _file_mode() -> int:
@@ -68,14 +126,22 @@ def _file_mode() -> int:
     return _MODE[0]
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write to a hidden temporary file beside ``path``, fsync it and rename it into place."""
+def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Write to a hidden temporary file beside ``path``, fsync it and rename it into place.
+
+    ``data`` is the bytes, or an iterable of chunks (such as ``Lines``) written as they come, so
+    a large session is never held twice in memory.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), _file_mode())
-            handle.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                handle.write(data)
+            else:
+                for chunk in data:
+                    handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
