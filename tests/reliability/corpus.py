@@ -101,6 +101,14 @@ def nested(depth: int) -> dict:
     return value
 
 
+def deep_call(depth: int) -> str:
+    """The base call with its args nested ``depth`` levels deep, as a raw line (written textually:
+    json.dumps would itself run out of stack that deep)."""
+    args = '{"n":' * (depth - 1) + '{"leaf":1}' + "}" * (depth - 1)
+    head = json.dumps({k: v for k, v in C.items() if k != "args"})[:-1]
+    return f'{head}, "args": {args}}}\n'
+
+
 def with_time(record: dict, ts) -> dict:
     return {**record, "ts": ts}
 
@@ -298,7 +306,7 @@ CASES: list[Case] = [
          U, '{"type":"call","args":' + "[" * 100_000 + "]" * 100_000 + "}\n", A)), 0, BAD_LINE,
          {"deep.jsonl": (META + OUT_USER + OUT_ASSISTANT).encode()},
          stdout=("1 x invalid line: invalid JSON (nested too deeply) (first at deep.jsonl:2)",)),
-    Case("nested-950-deep", file_case("deep.jsonl", lambda: records(U, {**C, "args": nested(950)}, R, A)), 0,
+    Case("nested-950-deep", file_case("deep.jsonl", lambda: records(U, deep_call(950), R, A)), 0,
          BAD_LINE, {"deep.jsonl": (META + OUT_USER + OUT_ASSISTANT).encode()},
          stdout=("1 x invalid line: nested deeper than 200 levels (first at deep.jsonl:2)",)),
     Case("nested-150-deep-is-fine", file_case("deep.jsonl", lambda: records(U, {**C, "args": nested(150)}, R, A)),

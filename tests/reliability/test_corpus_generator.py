@@ -1,0 +1,173 @@
+"""The bad-input corpus through the generator: `trajectory-cleaner new SAMPLES --answers FILE`.
+
+`new` copies the samples into the project and runs the rendered cleaner on them to record the
+expected outputs, so a bad sample must end exactly as it ends for the cleaner: the same exit code
+(0 rendered; 1 rendered, but the cleaner failed on the samples and the error names the sample
+file and line and the answer to change; 2 nothing rendered), the same output files under
+tests/expected/, and never a traceback or a hang. Cases that only make sense for the cleaner's
+own flags or paths say why in their ``generator`` field.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import multiprocessing
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .conftest import unreadable_prefix
+from .corpus import CASES, Case, put
+from .support import BASE, REPO, TIMEOUT, jsonl, no_traceback, run_generator
+
+SAME = [case for case in CASES if case.generator == "same"]
+PROJECT = "proj"
+
+
+@dataclass
+class Ran:
+    work: Path
+    given: str = ""
+    result: subprocess.CompletedProcess | None = None
+    error: BaseException | None = None
+
+
+def _new_in_worker(work: str, argv: list[str]) -> tuple[int, str, str]:
+    """`trajectory-cleaner new ...` run by generator.cli.main in a forked worker, in ``work``.
+
+    The workers import the generator once (most of the cost of a `new` run is importing copier),
+    then each case runs exactly what the command line runs, with its output captured.
+    """
+    from generator.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    os.chdir(work)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _import_generator() -> None:
+    import generator.cli
+    import generator.new_cmd
+    import generator.render  # noqa: F401
+
+
+@pytest.fixture(scope="session")
+def generator_results(answers_dir: Path, tmp_path_factory) -> dict[str, Ran]:
+    root = tmp_path_factory.mktemp("generator-corpus")
+    runs: dict[str, Ran] = {}
+    for case in SAME:
+        ran = runs[case.id] = Ran(root / case.id)
+        ran.work.mkdir()
+        try:
+            ran.given = case.build(ran.work)
+        except Exception as exc:  # noqa: BLE001 - reported by the case's own test
+            ran.error = exc
+    pending = {}
+    with multiprocessing.get_context("fork").Pool(2, initializer=_import_generator) as pool:
+        for case in SAME:
+            ran = runs[case.id]
+            if ran.error is None:
+                argv = ["new", ran.given, "--answers", str(answers_dir / f"{case.mapping}.yml"), "-o", PROJECT]
+                pending[case.id] = (argv, pool.apply_async(_new_in_worker, (str(ran.work), argv)))
+        for case_id, (argv, waiting) in pending.items():
+            ran = runs[case_id]
+            try:
+                code, out, err = waiting.get(timeout=TIMEOUT)
+                ran.result = subprocess.CompletedProcess(argv, code, out, err)
+            except Exception as exc:  # noqa: BLE001 - a hang (TimeoutError) fails that case
+                ran.error = exc
+    return runs
+
+
+def test_most_of_the_corpus_goes_through_the_generator():
+    assert len(SAME) >= 40
+    for case in CASES:
+        assert case.generator == "same" or len(case.generator or "") > 10, f"{case.id}: say why it is not run"
+
+
+@pytest.mark.parametrize("case", SAME, ids=lambda c: c.id)
+def test_new_outcome(case: Case, generator_results: dict):
+    ran = generator_results[case.id]
+    if ran.error is not None:
+        raise ran.error
+    result = ran.result
+    no_traceback(result)
+    # Messages name the sample inside the project; seen from tests/samples they read as the cleaner's.
+    stderr = result.stderr.replace(f"{PROJECT}/tests/samples/", "")
+    shown = f"exit {result.returncode}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+    assert result.returncode == case.exit, shown
+    project = ran.work / PROJECT
+    if case.exit == 2:
+        assert not project.exists(), "a failed render leaves nothing behind"
+        assert [ln for ln in result.stderr.splitlines() if ln.startswith("error:")], shown
+        return
+    assert (project / "clean_to_trajectory_jsonl.py").is_file()
+    if case.exit == 1:
+        for text in case.stderr:
+            assert text in stderr, shown
+        if case.fix:
+            assert case.fix in stderr, shown
+        assert f"fix the mapping in {PROJECT}/.copier-answers.yml" in result.stderr
+    expected_dir = project / "tests" / "expected"
+    prefix = "" if (ran.work / ran.given).is_file() else Path(ran.given).name + "/"
+    written = {p.relative_to(expected_dir).as_posix(): p.read_bytes()
+               for p in sorted(expected_dir.rglob("*.jsonl"))}
+    if case.out is not None:
+        assert written == {prefix + rel: data for rel, data in case.out.items()}, shown
+    else:
+        assert written, shown
+    assert not [p for p in project.rglob(".*.tmp")], "temporary files left in the project"
+
+
+def test_generator_usage_errors(answers_dir: Path, tmp_path: Path):
+    """Missing samples, an output that is a file or not empty, a broken answers file: exit 2, one line."""
+    put(tmp_path, "s.jsonl", jsonl(BASE))
+    put(tmp_path, "taken", "a file\n")
+    put(tmp_path, "full/x", "something\n")
+    put(tmp_path, "bad.yml", "mapping_version: 1\n\tsource: x\n")
+    put(tmp_path, "wrong.yml", "mapping_version: 1\nsource: x\nkinds: [{role: nonsense}]\n")
+    answers = str(answers_dir / "corpus.yml")
+    cases = [
+        (["nope.jsonl", "--answers", answers, "-o", "p1"], "nope.jsonl: no such file or folder"),
+        (["s.jsonl", "--answers", answers, "-o", "taken"], "taken"),
+        (["s.jsonl", "--answers", answers, "-o", "full"], "full: exists and is not empty"),
+        (["s.jsonl", "--answers", "bad.yml", "-o", "p2"], "bad.yml:2: not valid YAML"),
+        (["s.jsonl", "--answers", "wrong.yml", "-o", "p3"], "wrong.yml: kinds[0].role"),
+        (["s.jsonl", "--answers", "missing.yml", "-o", "p4"], "missing.yml: no such answers file"),
+    ]
+    for args, message in cases:
+        result = run_generator("new", *args, cwd=tmp_path)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr and result.stderr.startswith("error:"), (args, result.stderr)
+    assert not any((tmp_path / p).exists() for p in ("p1", "p2", "p3", "p4"))
+    assert (tmp_path / "taken").read_text() == "a file\n" and (tmp_path / "full" / "x").exists()
+
+
+@pytest.mark.xfail(reason="generator.render.copy_samples lets PermissionError escape as 'error: unexpected "
+                   "PermissionError' (reported; render.py is not owned by the reliability work)", strict=False)
+def test_generator_unreadable_sample(answers_dir: Path, tmp_path: Path):
+    """A sample that cannot be read stops `new` with one line naming it, and nothing is rendered."""
+    prefix, no_block = unreadable_prefix(tmp_path)
+    if no_block:
+        pytest.skip(no_block)
+    put(tmp_path, "in/good.jsonl", jsonl(BASE))
+    locked = put(tmp_path, "in/locked.jsonl", jsonl(BASE))
+    locked.chmod(0)
+    try:
+        result = subprocess.run([*prefix, "env", f"PYTHONPATH={REPO}", sys.executable, "-m", "generator", "new", "in",
+                                 "--answers", str(answers_dir / "corpus.yml"), "-o", PROJECT],
+                                capture_output=True, text=True, cwd=tmp_path, timeout=TIMEOUT, check=False)
+    finally:
+        locked.chmod(0o644)
+    no_traceback(result)
+    assert result.returncode == 2, result.stderr
+    assert "in/locked.jsonl" in result.stderr and result.stderr.startswith("error:"), result.stderr
+    assert not (tmp_path / PROJECT).exists()
+
