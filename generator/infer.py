@@ -423,7 +423,8 @@ class Inferrer:
             and f.type in ("string", "object", "array")]
         outs.sort(key=lambda f: (OUTPUT_NAMES.index(f.name) if f.name in OUTPUT_NAMES else 99, -f.fill))
         # an object holding one text field is read at that field (outputs.output)
-        plan.output = [f.path for f in outs if not any(o.path == f.path[: len(o.path)] and o is not f for o in outs)]
+        # an object holding a named output is read at that field (outputs -> outputs.output)
+        plan.output = [f.path for f in outs if not any(f.path == o.path[: len(f.path)] and o is not f for o in outs)]
         plan.ok = self.ok_field(usable)
         return plan
 
@@ -491,8 +492,9 @@ class Inferrer:
         tname = pick(facts, TOOL_NAME_NAMES, types=("string",), min_fill=0.8)
         args = pick(facts, ARGS_NAMES, types=("object", "string"), min_fill=0.5,
                     exclude={tname.path} if tname else set())
-        text = pick(facts, ["text", "content", "value", "thinking", "reasoning", "output", "result", "summary"],
-                    types=("string", "array", "object"), min_fill=0.5)
+        text_names = ["text", "content", "value", "thinking", "reasoning", "output", "result", "summary"]
+        text = pick(facts, text_names, types=("string", "array"), min_fill=0.5) or pick(
+            facts, text_names, types=("object",), min_fill=0.5)
         linked_to = [lk for lk in self.p.links if lk.target == f"block:{name}" and not self.parentish(lk.target_path)]
         n = f"{bt.count} `{name}` block(s)"
         if tname and (args or "tool_call" in roles):
@@ -653,13 +655,22 @@ class Inferrer:
             self.set_role(plan, key)
             return
         texts = plan.text_fields
-        text_role = next((r for r in names if r in ("user", "assistant", "reasoning")), None)
+        text_roles = [r for r in names if r in ("user", "assistant", "reasoning")]
+        text_role = text_roles[0] if text_roles else None
         if names and names[0] in ("skip", "system", "meta"):
             text_role = None
+        strong = strong_roles(k.names()[0]) if k.names() else []
+        if {"user", "assistant"} <= set(text_roles) and not any(r in strong for r in text_roles):
+            text_role = None  # llm_request: a name that names both speakers says nothing
+        quiet = self.quiet_level(plan)
         is_call_site = f"kind:{k.key}" in self.call_sites
         link = self.result_link(plan)
         generic = self.generic_tool(plan)
-        if is_call_site and plan.output and plan.output[0] not in (plan.args,) and not link:
+        if quiet and not is_call_site and not link:
+            plan.role, plan.confidence = "skip", 0.85
+            plan.evidence = f"{n} all logged at debug level (`{quiet}`): diagnostics, skipped and counted"
+            plan.candidates = ["user", "assistant"]
+        elif is_call_site and plan.output and plan.output[0] not in (plan.args,) and not link:
             plan.role, plan.confidence = "tool_exchange", 0.7 if generic else 0.9
             plan.evidence = (f"{n} carry a tool name `{dotted(plan.tool_name)}`"
                              + (f", arguments `{dotted(plan.args)}`" if plan.args else "")
@@ -682,6 +693,10 @@ class Inferrer:
             plan.role, plan.confidence = "tool_result", 0.95
             plan.evidence = (f"{n}: {lk.overlap:.0%} of `{dotted(lk.target_path)}` values are ids of earlier "
                              f"{lk.source} `{dotted(lk.source_path)}` tool calls")
+            plan.candidates = ["skip"]
+        elif texts and self.calls_in_blocks(plan) and not text_role:
+            plan.role, plan.confidence = "assistant", 0.85
+            plan.evidence = f"{n} whose `{dotted(texts[0][1])}` holds tool-call blocks: the assistant's calls"
             plan.candidates = ["skip"]
         elif ("tool_result" in strong_roles(k.names()[0] if k.names() else "") or names == ["tool_result"]) and (
                 plan.output or texts) and not (
@@ -723,6 +738,24 @@ class Inferrer:
             plan.evidence = f"{n} with text in `{dotted(texts[0][1]) if texts else '?'}` but no role name: {why}"
             plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != guess]
         self.set_role(plan, key)
+
+    def calls_in_blocks(self, plan: KindPlan) -> bool:
+        """Whether the kind's block list holds tool calls (and no results)."""
+        path = plan.text_fields[0][1] if plan.text_fields else None
+        if path not in self.p.blocks.paths:
+            return False
+        kinds = {spec["as"] for name, spec in self.block_plans.items()
+                 if path in self.p.blocks.types[name].containers} if self.p.blocks.types else set()
+        return "tool_call" in kinds and "tool_result" not in kinds
+
+    def quiet_level(self, plan: KindPlan) -> str | None:
+        """A log level field that is debug/trace for every record of the kind: diagnostic noise."""
+        for path, st in plan.kind.stats.items():
+            if (len(path) == 1 and norm(path[0]) in ("level", "severity", "log_level", "levelname", "lvl")
+                    and st.records == plan.kind.count and st.values and not st.overflow
+                    and all(str(v).lower() in ("debug", "trace", "verbose", "silly") for v in st.values)):
+                return dotted(path)
+        return None
 
     def any_payload(self, plan: KindPlan, link: tuple) -> tuple | None:
         """A result's payload when no field is named like one: its one structured or text field."""

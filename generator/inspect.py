@@ -103,11 +103,15 @@ def words(value: str) -> list[str]:
     return [w.lower() for w in _WORD_SPLIT.split(value) if w]
 
 
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def strong_roles(value: Any) -> list[str]:
     """Roles a name spells out whole (``tool_result``, ``toolResult``, ``observation``), no guessing."""
     if not isinstance(value, str) or not value or len(value) > 60:
         return []
-    ws = words(value)
+    ws = [_singular(w) for w in words(value)]
     joined = "_".join(ws)
     found = [role for role, vocab in ROLE_WORDS.items() if joined in vocab or joined.replace("_", "") in vocab]
     for a, b in itertools.pairwise(ws):
@@ -121,7 +125,7 @@ def name_roles(value: Any) -> list[str]:
     """What a discriminator value or a key *sounds like*, strongest first (may be empty)."""
     if not isinstance(value, str) or not value or len(value) > 60:
         return []
-    ws = words(value)
+    ws = [_singular(w) for w in words(value)]
     joined = "_".join(ws)
     found: list[str] = []
     for role, vocab in ROLE_WORDS.items():
@@ -1675,7 +1679,7 @@ def profile_paths(paths: list[str], *, max_bytes: int = MAX_BYTES, progress: boo
     chosen = _choose_files(found, max_bytes)
     show = _Progress(progress)
     remaining = max_bytes
-    keep = max(40, ANALYSED // len(chosen))
+    keep = max(16, ANALYSED // len(chosen))
     for i, (shown, path) in enumerate(chosen):
         if remaining < MIN_FILE_BYTES // 4 and profile.recs:
             break  # the budget is spent; the report says how many files were read
