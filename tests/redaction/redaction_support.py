@@ -275,4 +275,8 @@ def make_form(cls: str, rng: random.Random) -> tuple[str, str]:
     """(snippet, secret) for ``cls``: the secret in its minimal context."""
     secret = MAKERS[cls](rng)
     ctx = CONTEXTS.get(cls)
-    return (ctx(secret) if ctx else secret), secret
+    snippet = ctx(secret) if ctx else secret
+    if cls.endswith("-webhook"):
+        # the whole URL goes; check the part no other snippet shares
+        secret = secret.split("://", 1)[1]
+    return snippet, secret

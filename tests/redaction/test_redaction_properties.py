@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from redaction_support import ALL_FORM_CLASSES, leaks, load_redact, make_form  # noqa: E402
+from redaction_support import ALL_FORM_CLASSES, leaks, load_redact, make_form
 
 redact_mod = load_redact()
 Redactor = redact_mod.Redactor

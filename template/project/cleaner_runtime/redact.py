@@ -1326,10 +1326,6 @@ class Redactor:
 # Truncation
 # ---------------------------------------------------------------------------
 
-_PLACEHOLDER_TAIL_RE = re.compile(r"\[REDACTED:[a-z0-9-]*\Z")
-_PLACEHOLDER_HEAD_RE = re.compile(r"\A[a-z0-9-]*\]")
-
-
 def _is_high(ch: str) -> bool:
     return "\ud800" <= ch <= "\udbff"
 
@@ -1338,56 +1334,49 @@ def _is_low(ch: str) -> bool:
     return "\udc00" <= ch <= "\udfff"
 
 
+def _marker(removed: int) -> str:
+    return f"\n[... {removed} characters truncated ...]\n"
+
+
+def _cut_points(text: str, head: int, tail: int) -> tuple[int, int]:
+    """Head end / tail start, moved (only ever shrinking what is kept) so
+    that neither a surrogate pair nor a ``[REDACTED:...]`` placeholder is split."""
+    n = len(text)
+    h, t = head, n - tail
+    if 0 < h < n and _is_high(text[h - 1]) and _is_low(text[h]):
+        h -= 1
+    for pm in _PLACEHOLDER_RE.finditer(text, max(0, h - 60), min(n, h + 60)):
+        if pm.start() < h < pm.end():
+            h = pm.start()
+    for pm in _PLACEHOLDER_RE.finditer(text, max(0, t - 60), min(n, t + 60)):
+        if pm.start() < t < pm.end():
+            t = pm.end()
+    if 0 < t < n and _is_low(text[t]) and _is_high(text[t - 1]):
+        t += 1
+    return h, max(t, h)
+
+
 def truncate_head_tail(text: str, limit: int) -> str:
     """Keep ~2/3 head and ~1/3 tail of ``text`` within ``limit`` characters.
 
-    The cut is marked with ``"\\n[... N characters truncated ...]\\n"`` where N
-    is the exact number of characters removed.  The result is never longer
-    than ``limit``; surrogate pairs and ``[REDACTED:...]`` placeholders are
-    never split.  For limits too small for the marker a single ``…`` is used.
+    The cut is marked with ``"\\n[... N characters truncated ...]\\n"``, N the
+    exact number of characters removed; the result is never longer than
+    ``limit``.  Surrogate pairs and ``[REDACTED:...]`` placeholders are never
+    split.  Limits too small for that marker (below ~50) get a single ``…``.
+    Apply it after ``Redactor.redact`` so a cut can never expose half a secret.
     """
     if limit <= 0:
         return ""
     n = len(text)
     if n <= limit:
         return text
-    removed = n - limit
-    for _ in range(8):
-        marker = f"\n[... {removed} characters truncated ...]\n"
-        keep = limit - len(marker)
-        new_removed = n - max(keep, 0)
-        if new_removed == removed:
-            break
-        removed = new_removed
-    if keep < 8:
-        # too small for the marker: ellipsis only
-        marker = "\u2026"
-        keep = limit - 1
-        if keep <= 0:
-            return text[:limit] if not _is_high(text[limit - 1]) else marker[:limit]
-    head_n = (keep * 2 + 2) // 3
-    tail_n = keep - head_n
-    hs, ts = head_n, n - tail_n
-    # don't split surrogate pairs
-    if 0 < hs < n and _is_high(text[hs - 1]) and _is_low(text[hs]):
-        hs -= 1
-    if 0 < ts < n and _is_low(text[ts]) and _is_high(text[ts - 1]):
-        ts += 1
-    head, tail = text[:hs], text[ts:]
-    # don't leave half a placeholder on either side of the cut
-    pm = _PLACEHOLDER_TAIL_RE.search(head)
-    if pm is not None and len(head) - pm.start() < 40:
-        head = head[:pm.start()]
-    if tail and ts > 0:
-        pm = _PLACEHOLDER_HEAD_RE.match(tail)
-        if pm is not None and text.rfind("[REDACTED:", 0, ts) > text.rfind("]", 0, ts):
-            tail = tail[pm.end():]
-    if len(marker) > 1:
-        removed_real = n - len(head) - len(tail)
-        marker = f"\n[... {removed_real} characters truncated ...]\n"
-        while len(head) + len(marker) + len(tail) > limit and tail:
-            tail = tail[1:]
-            if tail and _is_low(tail[0]):
-                tail = tail[1:]
-            marker = f"\n[... {n - len(head) - len(tail)} characters truncated ...]\n"
-    return head + marker + tail
+    full = len(_marker(n))  # the longest marker this text can need
+    if limit >= full + 10:
+        keep = limit - full
+        h, t = _cut_points(text, (keep * 2 + 2) // 3, keep - (keep * 2 + 2) // 3)
+        return text[:h] + _marker(n - h - (n - t)) + text[t:]
+    keep = limit - 1
+    if keep <= 0:
+        return "\u2026"
+    h, t = _cut_points(text, (keep * 2 + 2) // 3, keep - (keep * 2 + 2) // 3)
+    return text[:h] + "\u2026" + text[t:]
