@@ -307,8 +307,18 @@ class Inferrer:
         files = [f for f in self.p.files if f.container in ("jsonl", "json_array", "json_object")]
         containers = Counter(f.container + (" (gzip)" if f.compressed else "") for f in files)
         out: dict[str, Any] = {"container": "auto", "records_path": None}
-        self.decide("input.container", "auto", 0.95, "containers in the samples: " + (", ".join(
-            f"{k} x{v}" for k, v in containers.most_common()) or "none readable") + "; auto-detected per file")
+        summary = "containers in the samples: " + (", ".join(
+            f"{k} x{v}" for k, v in containers.most_common()) or "none readable")
+        kinds = {f.container for f in files}
+        if any(f.one_line for f in files) and len(kinds) == 1:
+            # a document on one line looks like a one-record JSONL file to auto-detection
+            out["container"] = self.decide("input.container", files[0].container, 0.9,
+                                           summary + "; written on one line, so named explicitly")
+        elif any(f.one_line for f in files):
+            out["container"] = self.decide("input.container", "auto", 0.6, summary + "; some JSON documents are "
+                                           "on one line and would be read as one JSONL record", ["json_object"])
+        else:
+            self.decide("input.container", "auto", 0.95, summary + "; auto-detected per file")
         objects = [f for f in files if f.container == "json_object"]
         if objects:
             paths = Counter(f.records_path for f in objects)

@@ -562,6 +562,7 @@ class FileReport:
     complete: bool = True
     mtime: float = 0.0
     problem: str | None = None
+    one_line: bool = False  # a document written on one line (the cleaner must be told it is one)
 
     def bad(self, where: str, reason: str) -> None:
         self.bad_count += 1
@@ -880,6 +881,11 @@ def _first_byte(path: Path) -> bytes:
     return chunk[:1]
 
 
+def _first_line_longer(path: Path, limit: int) -> bool:
+    with _open(path) as stream:
+        return not stream.readline(limit).endswith(b"\n") and bool(stream.read(1))
+
+
 def _container(readers: Any, path: Path) -> str:
     """``jsonl`` or a JSON document, decided exactly as the cleaner's reader decides it."""
     try:
@@ -916,11 +922,24 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
             report.container = "not_json" if first else "empty"
             report.problem = "not JSON (the first character is not { or [)" if first else "empty file"
             return report, []
-        if first not in (b"{", b"[") or _container(readers, path) == "jsonl":
+        if first in (b"{", b"[") and _first_line_longer(path, budget):
+            records = _read_document(report, path, budget, index, keep)  # one huge line: a document
+        elif first not in (b"{", b"[") or _container(readers, path) == "jsonl":
             report.container = "jsonl"  # a junk first line is one bad line of a JSONL file
             records = _read_jsonl(report, path, budget, index, keep)
             if not records:
                 report.container, report.problem = "not_json", "no line holds a JSON object"
+            elif len(records) == 1 and report.complete and getattr(records, "parsed", 1) == 1:
+                # one compact line holding a list of records: a JSON object document, not JSONL
+                inner, inner_path, choices = _records_in_document(records[0].data)
+                if inner is not None and len(inner) > 1:
+                    report.container, report.records_path, report.records_path_choices = (
+                        "json_object", inner_path, choices)
+                    report.one_line = True
+                    kept = _Keep(index, keep)
+                    for number, value in enumerate(inner, start=1):
+                        kept.offer(value, f"{report.path} (record {number})")
+                    records = kept
         else:
             records = _read_document(report, path, budget, index, keep)
     except (OSError, EOFError, ValueError) as exc:

@@ -164,3 +164,26 @@ def test_sample_records_gives_one_of_each_kind_first(tmp_path):
     got = sample_records([str(path)], n=3)
     assert len(got) == 3
     assert {r.get("role", r["type"]) for r in got} == {"user", "assistant", "heartbeat"}
+
+
+def test_documents_bigger_than_the_budget_are_read_in_part(tmp_path):
+    array = tmp_path / "big.json"
+    array.write_text(json.dumps(_msgs(2) * 6000, indent=1))
+    wrapped = tmp_path / "wrapped.json"
+    wrapped.write_text(json.dumps({"export": {"version": 2, "messages": _msgs(2) * 6000}}))  # one line
+    for path, container, records_path in ((array, "json_array", None),
+                                          (wrapped, "json_object", ("export", "messages"))):
+        profile = profile_paths([str(path)], max_bytes=128 * 1024)
+        f = profile.files[0]
+        assert (f.container, f.records_path, f.complete) == (container, records_path, False)
+        assert 100 < f.records < 12000 and "first" in f.read
+        assert {k.key for k in profile.kinds} == {"role=user", "role=assistant"}
+
+
+def test_a_one_line_json_object_is_a_document(tmp_path):
+    path = tmp_path / "conv.json"
+    path.write_text(json.dumps({"conversation": {"id": "c1"}, "messages": _msgs(4)}))
+    profile = profile_paths([str(path)])
+    f = profile.files[0]
+    assert (f.container, f.records_path, f.one_line) == ("json_object", ("messages",), True)
+    assert profile.records == 4
