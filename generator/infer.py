@@ -690,7 +690,7 @@ class Inferrer:
             plan.candidates = ["user", "assistant", "skip"] if generic else ["tool_call", "skip"]
         elif is_call_site:
             plan.role, plan.confidence = "tool_call", 0.9
-            refs = [lk for lk in self.p.links if lk.source == f"kind:{k.key}"]
+            refs = [lk for lk in self.tool_links() if lk.source == f"kind:{k.key}" and lk.source_path == plan.call_id]
             plan.evidence = f"{n} carry a tool name `{dotted(plan.tool_name)}`" + (
                 f" and arguments `{dotted(plan.args)}`" if plan.args else "") + (
                 f"; their `{dotted(refs[0].source_path)}` values reappear in {refs[0].target}" if refs else "")

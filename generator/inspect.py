@@ -1425,13 +1425,14 @@ def _idlike(stat: FieldStat | None) -> bool:
     return stat.cardinality >= 0.8 * scalars and stat.time_format()[1] < 0.8 and (stat.tokenish or not stat.str_count)
 
 
-def find_links(kinds: list[Kind], blocks: Blocks, stats: dict[tuple, FieldStat]) -> list[Link]:
+def find_links(kinds: list[Kind], blocks: Blocks, stats: dict[tuple, FieldStat],
+               session: tuple | None = None) -> list[Link]:
     """Id fields whose values reappear later in another kind's or block's field.
 
     Tool linkage is found this way (a result's ``call_id`` values are the ``id`` values of
     earlier calls), and so are parent/child trees (``parent_id`` -> ``id``).
     """
-    sites = _id_sites(kinds, blocks)
+    sites = [site for site in _id_sites(kinds, blocks) if not (site[0].startswith("kind:") and site[1] == session)]
     id_sites = []
     for site, path, values in sites:
         if site.startswith("block:"):
@@ -1713,7 +1714,7 @@ def profile_paths(paths: list[str], *, max_bytes: int = MAX_BYTES, progress: boo
     profile.session = find_sessions(profile.recs, profile.stats, profile.files)
     profile.kinds = find_kinds(profile.recs, profile.stats, profile.session)
     profile.blocks = find_blocks(profile.recs, profile.stats)
-    profile.links = find_links(profile.kinds, profile.blocks, profile.stats)
+    profile.links = find_links(profile.kinds, profile.blocks, profile.stats, profile.session.path)
     profile.times = find_times(profile.recs, profile.stats, profile.session)
     profile.meta = find_meta(profile.stats, max(1, len(profile.recs)))
     profile.native = detect_native(profile.recs, profile.files)
