@@ -1004,6 +1004,7 @@ class TextMatcher:
         alternatives.append(r"\[REDACTED(?::[A-Za-z0-9_-]+)?\]")
         self.marker = re.compile("|".join(alternatives))
         self._cache: dict[str, re.Pattern | None] = {}
+        self._keys: dict[str, str | None] = {}
 
     @staticmethod
     def norm(text: str) -> str:
@@ -1014,10 +1015,28 @@ class TextMatcher:
             pieces = self.marker.split(self.norm(old))
             self._cache[old] = None if len(pieces) == 1 else re.compile(
                 "(.+?)".join(re.escape(p) for p in pieces), re.DOTALL)
+            self._keys[old] = max(pieces, key=len) if len(pieces) > 1 else self._prefix(self.norm(old))
         return self._cache[old]
 
+    def key(self, old: str) -> str | None:
+        """A literal part of ``old`` any raw text it matches (other than exactly) must contain."""
+        self.pattern(old)
+        return self._keys[old]
+
+    @staticmethod
+    def _prefix(a: str) -> str | None:
+        for tail in ("...", "\u2026"):
+            if a.endswith(tail) and len(a) > 20:
+                return a[: -len(tail)].rstrip()
+        if "characters truncated" in a:
+            head = a.split("[...", 1)[0].strip()
+            if len(head) > 20:
+                return head
+        return None
+
     def score(self, old: str, raw: str) -> int:
-        a, b = self.norm(old), self.norm(raw)
+        """3 identical, 2 identical but where ``old`` has placeholders, 1 ``old`` is a truncation; ``raw`` normalised."""
+        a, b = self.norm(old), raw
         if not a:
             return 0
         if a == b:
@@ -1025,13 +1044,9 @@ class TextMatcher:
         pattern = self.pattern(old)
         if pattern is not None and pattern.fullmatch(b):
             return 2
-        for tail in ("...", "\u2026"):
-            if a.endswith(tail) and len(a) > 20 and b.startswith(a[: -len(tail)].rstrip()):
-                return 1
-        if "characters truncated" in a:
-            head = a.split("[...", 1)[0].strip()
-            if len(head) > 20 and b.startswith(head):
-                return 1
+        prefix = self._prefix(a)
+        if prefix is not None and b.startswith(prefix):
+            return 1
         return 0
 
 
@@ -1060,16 +1075,17 @@ class Target:
 
 def _text_candidates(rec: RawRec) -> list[tuple[tuple, str, tuple]]:
     out = []
+    norm = TextMatcher.norm
     for path, value in rec.leaves:
         if isinstance(value, str):
-            out.append((path, value, ()))
+            out.append((path, norm(value), ()))
     for path, value in rec.leaves:
         if isinstance(value, list) and value and all(isinstance(b, dict) and isinstance(b.get("type"), str)
                                                      for b in value):
             keys = {k for b in value for k, v in b.items() if isinstance(v, str) and k != "type"}
             for key in sorted(keys):
                 parts = [(b["type"], b[key]) for b in value if isinstance(b.get(key), str)]
-                out.append((path, "\n".join(text for _, text in parts),
+                out.append((path, norm("\n".join(text for _, text in parts)),
                             tuple(sorted({(t, key) for t, _ in parts}))))
     return out
 
@@ -1111,6 +1127,16 @@ class Aligner:
         self.raws = raws
         self.matcher = matcher
         self.pointer = 0
+        self.index: dict[str, list[tuple[RawRec, tuple, tuple]]] = {}
+        self.scalars: dict[str, list[RawRec]] = {}
+        for rec in raws:
+            for path, value, blocks in rec.texts:
+                self.index.setdefault(value, []).append((rec, path, blocks))
+            for _, value in rec.leaves:
+                if isinstance(value, str) and len(value) <= 200:
+                    holders = self.scalars.setdefault(value, [])
+                    if not holders or holders[-1] is not rec:
+                        holders.append(rec)
         self.assigned: dict[int, list[tuple[Sig, Target]]] = {}
         self.used: set[tuple[int, str]] = set()
         self.unmatched: list[Target] = []
@@ -1125,23 +1151,34 @@ class Aligner:
         self.used.add((rec.pos, slot))
         self.pointer = rec.pos
 
-    def text(self, target: Target, role: str) -> bool:
-        content = target.record.get("content") or ""
-        best = None
+    def _find(self, content: str, slot: str, prefer=None) -> tuple[RawRec, tuple, tuple] | None:
+        """The raw text an old text came from: exact by lookup (the next one after the last match
+        first), else the first placeholder or truncation match in order, prefiltered by a literal."""
+        a = TextMatcher.norm(content)
+        if not a:
+            return None
+        hits = [h for h in self.index.get(a, ()) if (h[0].pos, slot) not in self.used]
+        if hits:
+            if prefer is not None:
+                hits = [h for h in hits if prefer(h)] or hits
+            after = [h for h in hits if h[0].pos >= self.pointer]
+            return (after or hits)[0]
+        key = self.matcher.key(content)
+        if not key:
+            return None
         for rec in self._order():
-            if (rec.pos, "text") in self.used:
+            if (rec.pos, slot) in self.used:
                 continue
             for path, value, blocks in rec.texts:
-                score = self.matcher.score(content, value)
-                if score and (best is None or score > best[0]):
-                    best = (score, rec, path, blocks)
-                    if score == 3:
-                        break
-            if best is not None and best[0] == 3:
-                break
-        if best is None:
+                if key in value and self.matcher.score(content, value):
+                    return rec, path, blocks
+        return None
+
+    def text(self, target: Target, role: str) -> bool:
+        found = self._find(target.record.get("content") or "", "text")
+        if found is None:
             return False
-        _, rec, path, blocks = best
+        rec, path, blocks = found
         self._take(rec, Sig(role, content=path, blocks=blocks), target, "text")
         return True
 
@@ -1150,7 +1187,8 @@ class Aligner:
             args = json.loads(call.get("args") or "{}")
         except ValueError:
             args = {}
-        for rec in self._order():
+        holders = sorted(self.scalars.get(str(call.get("name")), ()), key=lambda r: (r.pos < self.pointer, r.pos))
+        for rec in holders:
             if (rec.pos, "call") in self.used:
                 continue
             name = _leaf_equal(rec, call["name"])
@@ -1166,22 +1204,13 @@ class Aligner:
         return False
 
     def result(self, target: Target) -> bool:
-        content = target.record.get("content") or ""
         link = target.record.get("tool_call_id") or ""
-        best = None
-        for rec in self._order():
-            if (rec.pos, "result") in self.used:
-                continue
-            for path, value, blocks in rec.texts:
-                score = self.matcher.score(content, value) if content else 0
-                if score and (best is None or score > best[0]):
-                    link_path = None if _synthesised(link) else _leaf_equal(rec, link, exclude=path)
-                    best = (score + (1 if link_path else 0), rec, path, blocks, link_path)
-            if best is not None and best[0] >= 4:
-                break
-        if best is None:
+        linked = None if _synthesised(link) else (lambda h: _leaf_equal(h[0], link, exclude=h[1]) is not None)
+        found = self._find(target.record.get("content") or "", "result", prefer=linked)
+        if found is None:
             return False
-        _, rec, path, blocks, link_path = best
+        rec, path, blocks = found
+        link_path = None if _synthesised(link) else _leaf_equal(rec, link, exclude=path)
         ok = ()
         if isinstance(target.record.get("ok"), bool):
             flags = [(p, v) for p, v in rec.leaves if isinstance(v, bool)]
@@ -2013,23 +2042,28 @@ def compare_session(old_name: str, old: list[dict], new_name: str | None, new: l
     return result
 
 
-def _present(role: str, text: str, exact: set, records: list[dict], matcher: TextMatcher) -> bool:
+def _present(role: str, text: str, exact: set, texts: list[tuple[int, str, str]], joined: str,
+             matcher: TextMatcher) -> bool:
     """Is an old message in a new session? Exact text by lookup; the slow placeholder match only if needed."""
     if (role, TextMatcher.norm(text)) in exact:
         return True
-    return matcher.pattern(text) is not None and any(
-        r == role and _equivalent(text, t, matcher) for _, r, t in _texts(records))
+    if matcher.pattern(text) is None or (matcher.key(text) or "") not in joined:
+        return False
+    return any(r == role and _equivalent(text, t, matcher) for _, r, t in texts)
 
 
 def _pair_sessions(old: dict[str, list[dict]], new: dict[str, list[dict]], matcher: TextMatcher
                    ) -> list[tuple[str, str | None]]:
     """Pair each old session with the new session sharing the most messages (each used once)."""
     scores = []
-    exact = {name: {(role, TextMatcher.norm(text)) for _, role, text in _texts(records)} for name, records in new.items()}
+    texts = {name: _texts(records) for name, records in new.items()}
+    exact = {name: {(role, TextMatcher.norm(text)) for _, role, text in items} for name, items in texts.items()}
+    joined = {name: "\n".join(TextMatcher.norm(text) for _, _, text in items) for name, items in texts.items()}
     for old_name, old_records in old.items():
         old_texts = _texts(old_records)
-        for new_name, new_records in new.items():
-            hits = sum(1 for _, role, text in old_texts if _present(role, text, exact[new_name], new_records, matcher))
+        for new_name in new:
+            hits = sum(1 for _, role, text in old_texts
+                       if _present(role, text, exact[new_name], texts[new_name], joined[new_name], matcher))
             if hits:
                 scores.append((hits, old_name, new_name))
     pairs: dict[str, str] = {}
