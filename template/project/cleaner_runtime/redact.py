@@ -384,6 +384,18 @@ def _webhook_check(cls: str) -> _Check:
     return check
 
 
+_NETRC_RE = re.compile(r"(?i:login)[ \t]+\S+\s+\Z", _FLAGS)
+
+
+def _sql_netrc_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    if _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+        return None
+    if m.group(p + "n") is not None and not _NETRC_RE.search(text, max(0, m.start() - 200), m.start()):
+        return None  # unquoted: only after "login <user>" (.netrc)
+    return "password"
+
+
 def _url_sig_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
     ks = m.start()
     if not text[max(0, ks - 7):ks].lower().endswith(("x-amz-", "x-goog-")):
@@ -514,14 +526,16 @@ def _kind_for_key(key: str) -> str:
 
 
 _UUID_RE = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\Z", _FLAGS)
+_URL_VALUE_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}:(?://|\\/\\/)", _FLAGS)
+_FORMAT_ONLY_RE = re.compile(r"(?:%[sdrx]|\{\w{0,20}\}|[\s:@/,;|-])+\Z", _FLAGS)
 _TYPE_SUFFIX_RE = re.compile(r"(?i:str|string|bytes|int|bool|any|none|null)\??\Z", _FLAGS)
 
 
 def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend: int,
               sep: str | None) -> bool:
     v = value
-    if _is_placeholder(v):
-        return False
+    if _is_placeholder(v) or _URL_VALUE_RE.match(v):
+        return False  # placeholders; URLs (their credentials are url-password's job)
     lv = v.lower()
     kw = key.lower()
     if lv == kw or lv.replace("-", "_") == kw.replace("-", "_"):
@@ -529,15 +543,15 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
     if not quoted:
         if v[0] in "?:@!*&":
             return False  # SQL parameters, YAML tags / aliases / anchors
-        if sep == " " and v[0] == "-":
-            return False  # "--no-password --verbose": the next flag, not a value
+        if sep == " " and (v[0] == "-" or (v.isalpha() and v.islower())):
+            return False  # "--no-password --verbose", "the --password option"
         nxt = text[vend:vend + 1]
         if nxt in ("(", "["):
             return False  # function call / subscript: code, not a value
         if _CODE_CHAIN_RE.match(v) and not any(c.isdigit() for c in v):
             # identifier or dotted attribute chain without digits
             if "." in v or "_" in v.strip("_") or lv.endswith(
-                    ("password", "passwd", "pwd", "token", "secret", "key")):
+                    ("pass", "password", "passwd", "pwd", "token", "secret", "key")):
                 return False
             if kind != "password":
                 return False
@@ -549,13 +563,20 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
         if sep in (":", "%3A", "%3a", "\\u003a", "\\u003A") or sep is None:
             # YAML / header style: value must end the line (not prose)
             j = vend
+            if j < len(text) and text[j] in "\"'`":
+                j = len(text)  # closing quote of an enclosing string
             while j < len(text) and text[j] in " \t":
                 j += 1
-            if j < len(text) and text[j] not in "\r\n\"'`\\,;}])#&%":
+            if j < len(text) and text[j] not in "\r\n\\,;}])#&%":
                 return False
+            if sep == ":" and text[vend - len(v) - 1] == ":" and (
+                    _categories(v) < 2 and kw[-4:] != "pass"):
+                return False  # "passwd:gecos" (no space: not YAML); openssl pass:xyz is
     if kind == "password":
-        if len(v) < 4:
+        if len(v) < 4 or _FORMAT_ONLY_RE.match(v):
             return False
+        if quoted and (" " in v and (kw.endswith("pass") or v.count(" ") >= 4) or "\\n" in v):
+            return False  # prose / docstrings: {'pass': 'The "pass" statement\n'}
         if v[0] in "/~" or (len(v) > 2 and v[1] == ":" and v[2] in "\\/") or v.startswith("./"):
             return False  # a path (PWD=/home/user, password_file paths)
         return quoted or _TYPE_SUFFIX_RE.match(v) is None
@@ -585,8 +606,8 @@ def _auth_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | No
     scheme = (m.group(p + "scheme") or "").lower()
     if _is_placeholder(v):
         return None
-    if len(v) < 8 or _categories(v) < 2:
-        return None
+    if len(v) < 8 or _categories(v) < 2 or _CODE_CHAIN_RE.match(v) and not any(c.isdigit() for c in v):
+        return None  # authorization = self.headers.get...
     if scheme == "basic":
         return "basic-auth"
     if scheme in ("bearer", ""):
@@ -611,9 +632,10 @@ def _cookie_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | 
     if len(v) < 8:
         return None
     if "=" in v:
-        # redact unless every cookie value is a placeholder (<cookie-value>, $X)
+        # needs one value that looks like an identifier/token (not fig=newton)
         values = [part.split("=", 1)[1].strip() for part in v.split(";") if "=" in part]
-        if all(_COOKIE_PLACEHOLDER_RE.match(x) for x in values):
+        if not any(not _COOKIE_PLACEHOLDER_RE.match(x) and (
+                len(x) >= 16 or (len(x) >= 6 and _categories(x) >= 2)) for x in values):
             return None
     elif _COOKIE_PLACEHOLDER_RE.match(v) or _categories(v) < 2:
         return None
@@ -760,6 +782,8 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
     sep = m.group(p + "sep")
     if sep is None and m.group(p + "ws") is not None:
         sep = " "  # --flag value
+    if sep == ":" and m.group(p + "kq") is None and text[m.start(p + "sep") - 1] in " \t":
+        return None  # "Pass :meth:`peek`": YAML keys touch their colon
     if not _value_ok(kind, key, value, quoted=quoted, text=text, vend=e, sep=sep):
         return None
     return kind
@@ -894,7 +918,7 @@ def _build_detectors() -> list[_Det]:
         rf"(?:{_Q})?[ \t]*[:=][ \t]*(?:{_Q})?[ \t]*"
         r"(?:(?P<@@scheme>(?i:bearer|basic|token|bot|digest|apikey|api-key|sso-key|hmac|jwt"
         r"|negotiate|ntlm|key))[ \t]+)?"
-        r"(?P<@@s>[^\s\"'`\\,;]{8,})"
+        r"(?P<@@s>[^\s\"'`\\,;()\[\]{}<>]{8,}+)(?![(\[])"
     )
     for ch in "aA":
         add(_Det("bearer-token", ch, r"(?i:uthorization)" + auth_tail, ("authorization",),
@@ -946,11 +970,11 @@ def _build_detectors() -> list[_Det]:
              r"(?P<@@q>['\"])(?P<@@s>[^'\"\r\n]{1,256})(?P=@@q)",
              ("identified",), secret=("s",), check=_simple_value_check("password"),
              contextual=True))
-    for ch in "pP":
-        add(_Det("password", ch,
-                 r"(?i:assword)[ \t]+(?P<@@q>')(?P<@@s>[^'\r\n]{4,256})(?P=@@q)",
-                 ("password",), secret=("s",), check=_simple_value_check("password"),
-                 contextual=True))
+    # SQL: WITH PASSWORD 'x'; .netrc: machine h login u password x
+    add(_Det("password", "pP",
+             r"(?i:assword)[ \t]+(?:(?P<@@q>')(?P<@@s>[^'\r\n]{4,256})(?P=@@q)"
+             r"|(?P<@@n>[^\s\"'`\\]{4,256}))",
+             ("password",), secret=("s", "n"), check=_sql_netrc_check, contextual=True))
 
     # ---- generic key/value assignments (last: most specific wins first) ----
     d.extend(_keyword_dets())
@@ -1030,11 +1054,15 @@ class _Compiled:
     (arbitrary regexes, scanned with ``finditer``).
     """
 
-    __slots__ = ("anchors", "by_index", "pres", "run", "rx", "xrx")
+    __slots__ = ("alts", "anchors", "by_index", "pres", "run", "rx", "singles", "xrx")
 
     def __init__(self, dets: list[_Det], extra: tuple[tuple[str, str], ...]) -> None:
         groups: dict[str, list[str]] = {}
         names: dict[str, tuple[_Det, str, str]] = {}
+        # per first char, the detectors in alternation order (for fallback)
+        alts: dict[str, list[tuple[_Det, str]]] = {}
+        self.alts = alts
+        self.singles: dict[str, re.Pattern[str]] = {}
         for di, det in enumerate(dets):
             seen = set()
             for ch in det.first:
@@ -1045,6 +1073,7 @@ class _Compiled:
                 body = det.rest.replace("@@", pfx)
                 names[pfx] = (det, pfx, det.cls)
                 groups.setdefault(ch, []).append(f"(?P<{pfx}>{det.lb or ''}{body})")
+                alts.setdefault(ch, []).append((det, pfx))
         # most frequent candidate characters first: cheaper alternation walk
         order = sorted(groups, key=lambda ch: (_GROUP_ORDER + ch.lower()).index(ch.lower()))
         self.rx = re.compile(
@@ -1091,6 +1120,15 @@ class _Compiled:
                 scans.append(re.compile((re.escape(first) + "(?=" + alts + ")").encode("ascii")))
         self.anchors = tuple(scans)
         self.pres = tuple(pres)
+
+    def single(self, ch: str, det: _Det, pfx: str) -> re.Pattern[str]:
+        """One detector copy on its own (same group names), compiled lazily."""
+        rx = self.singles.get(pfx)
+        if rx is None:
+            body = det.rest.replace("@@", pfx)
+            rx = re.compile(re.escape(ch) + f"(?P<{pfx}>{det.lb or ''}{body})", _FLAGS)
+            self.singles[pfx] = rx
+        return rx
 
     def candidates(self, text: str) -> list[int]:
         """Sorted positions where some built-in detector may start."""
@@ -1181,9 +1219,34 @@ class Redactor:
 
     # -- internals --------------------------------------------------------
 
-    def _finish(self, m: re.Match[str], text: str, *, refine: bool = True
+    def _match_at(self, text: str, p: int, *, refine: bool = True
+                  ) -> tuple[_Det, tuple[str, int, int]] | None:
+        """The first detector that matches at ``p`` *and* passes its checks.
+
+        The combined regex reports the first alternative that matches; when
+        its check rejects the value, the later alternatives for the same first
+        character are tried one by one.
+        """
+        m = self._c.rx.match(text, p)
+        if m is None:
+            return None
+        det, pfx, _cls = self._c.by_index[m.lastindex]  # type: ignore[index]
+        r = self._finish(m, text, det, pfx, refine=refine)
+        if r is not None:
+            return det, r
+        ch = text[p]
+        alts = self._c.alts[ch]
+        for det2, pfx2 in alts[alts.index((det, pfx)) + 1:]:
+            m2 = self._c.single(ch, det2, pfx2).match(text, p)
+            if m2 is not None:
+                r = self._finish(m2, text, det2, pfx2, refine=refine)
+                if r is not None:
+                    return det2, r
+        return None
+
+    def _finish(self, m: re.Match[str], text: str, det: _Det, pfx: str, *, refine: bool = True
                 ) -> tuple[str, int, int] | None:
-        det, pfx, cls = self._c.by_index[m.lastindex]  # type: ignore[index]
+        cls = det.cls
         if det.secret:
             for name in det.secret:
                 s, e = m.span(pfx + name)
@@ -1219,18 +1282,15 @@ class Redactor:
         spans: list[tuple[int, int, str]] = []
         cands = self._c.candidates(text)
         if cands:
-            match = self._c.rx.match
+            match_at = self._match_at
             resume = 0
             for p in cands:
                 if p < resume:
                     continue
-                m = match(text, p)
-                if m is None:
+                found = match_at(text, p, refine=refine)
+                if found is None:
                     continue
-                r = self._finish(m, text, refine=refine)
-                if r is None:
-                    continue
-                cls, s, e = r
+                cls, s, e = found[1]
                 spans.append((s, e, cls))
                 # a secret that starts at the match start consumes the match;
                 # otherwise the context before it is scanned again
@@ -1277,15 +1337,12 @@ class Redactor:
         if not cands:
             return cls
         for p in cands:
-            m = self._c.rx.match(value, p)
-            if m is None:
+            found = self._match_at(value, p, refine=False)
+            if found is None:
                 continue
-            det = self._c.by_index[m.lastindex][0]  # type: ignore[index]
-            if det.contextual:
-                return cls
-            r = self._finish(m, value, refine=False)
-            if r is not None and r[1] == 0 and r[2] == len(value):
-                return r[0]
+            det, (vcls, s, e) = found
+            if not det.contextual and s == 0 and e == len(value):
+                return vcls
             return cls
         return cls
 
