@@ -319,6 +319,8 @@ def specific_cases(rng: random.Random) -> list[dict]:
         ("form", "raw", "POST /login body=username=bob&password={p}&remember=1"),
         ("url-encoded", "raw", "data=%7B%22user%22%3A%22bob%22%2C%22password%22%3A%22{p}%22%7D"),
         ("cli", "raw", "redis-cli -h cache -a {p} INFO"),
+        ("netrc", "raw", "$ cat ~/.netrc\nmachine api.acme.dev\n  login ci-bot\n  password {p}\n"),
+        ("netrc", "json", "machine git.acme.dev login deploy password {p}"),
         ("cli", "raw", "keytool -importkeystore -srckeystore a.p12 -srcstorepass {p} -destkeystore b.jks"),
         ("docker", "json", "docker login registry.acme.dev -u ci --password {p}"),
         ("log", "raw", "INFO connecting with user=app password={p} host=db"),
@@ -350,6 +352,8 @@ def specific_cases(rng: random.Random) -> list[dict]:
         ("api-key", "yaml", "raw", "llm:\n  api_key: {s}\n  model: large"),
         ("api-key", "url", "result", "GET https://maps.acme.io/geocode?q=berlin&api_key={s} 200"),
         ("api-key", "cli", "raw", "python eval.py --api-key={s} --model m1"),
+        ("api-key", "curl", "json", "curl -H 'Ocp-Apim-Subscription-Key: {s}' https://acme.azure-api.net/x"),
+        ("client-secret", "k8s", "raw", "apiVersion: v1\nkind: Secret\ndata:\n  client-secret: {s}\n"),
         ("client-secret", "form", "raw", "grant_type=client_credentials&client_id=web&client_secret={s}"),
         ("client-secret", "json-config", "raw", '{{"clientId": "web-app", "clientSecret": "{s}"}}'),
         ("client-secret", "dotenv", "json", "OIDC_CLIENT_SECRET={s}"),
@@ -372,6 +376,8 @@ def specific_cases(rng: random.Random) -> list[dict]:
         s = MAKERS["basic-auth"](rng)
         add("http", enc, f"curl -H 'Authorization: Basic {s}' https://registry.acme.dev/v2/_catalog",
             [("basic-auth", s)])
+    s = MAKERS["basic-auth"](rng)
+    add("http", "raw", f"< HTTP/1.1 407\n> Proxy-Authorization: Basic {s}", [("basic-auth", s)])
     s = MAKERS["basic-auth"](rng)
     add("http", "result", f"DEBUG request headers: {{'Authorization': 'Basic {s}', 'User-Agent': "
                           "'python-requests/2.32'}", [("basic-auth", s)])
@@ -580,6 +586,16 @@ def negative_cases(rng: random.Random) -> list[dict]:
         ("shell", "The cookie banner is shown on first visit; session_id rotates on login."),
         ("shell", "task-3f9a2b7c-run completed; disk-usage 71%"),
         ("shell", "$ ls ~/.ssh\nid_ed25519  id_ed25519.pub  known_hosts  authorized_keys"),
+        ("code", "    Pass :meth:`peek` a default value to return that instead of raising"),
+        ("code", '    "passwd:gecos",\n    "passwd:name",'),
+        ("docs", "[set up the credentials]: https://github.com/nodejs/node-core-utils#setting-up-credentials"),
+        ("docs", "information can be provided via the --username and --password options"),
+        ("code", "def step(self, shrink_pass: ShrinkPass, *, random_order: bool = False) -> bool:"),
+        ("code", "authorization = authorization[1].encode('ascii')"),
+        ("code", "run('scp foo user@example.com:.', events={'(?i)password': mypassword})"),
+        ("docs", "   >>> C.load('rocky=road; Path=/cookie')\n   Cookie: rocky=road"),
+        ("code", "user_pass = '%s:%s' % (unquote(user), unquote(passwd))"),
+        ("code", "topics = {'pass': 'The \"pass\" statement\\n*****\\n'}"),
         ("shell", "x-request-id: " + uuid4(rng) + "\ncontent-length: 1432\netag: W/\"" + sha() + "\""),
     ]
     return [{"context": c, "text": t} for c, t in texts]
