@@ -118,9 +118,6 @@ def old_shape_mapping(source: str, tz: str = "UTC", fallback_mtime: bool = False
     }
 
 
-BINARY_BLOCKS = ("image", "input_image", "document", "file", "audio", "input_audio", "redacted_thinking")
-
-
 def _converter(mapping: dict):
     convert = runtime_module("convert")
     full = runtime_module("mapping").with_defaults(mapping)
@@ -1492,14 +1489,6 @@ class RuleLearner:
         oks = [self.sigs[r.pos].ok for r in records if self.sigs[r.pos].ok and self.sigs[r.pos].role == sig.role]
         if oks:
             sig = Sig(**{**sig.__dict__, "ok": Counter(oks).most_common(1)[0][0]})
-        if learned:
-            contents = []
-            for s in learned:
-                if s.role == sig.role and s.content and s.content not in contents:
-                    contents.append(s.content)
-            if len(contents) > 1:
-                sig = Sig(sig.role, content=contents[0], tool_name=sig.tool_name, args=sig.args,
-                          call_id=sig.call_id, link=sig.link, blocks=sig.blocks, learned=True)
         return Rule(conds, sig, len(records), len(learned), source="alignment" if learned else "shape")
 
 
@@ -1799,8 +1788,9 @@ def learn_mapping(raws: list[RawRec], files: list[str], include: list[str], targ
         for pos, assigned in aligner.assigned.items():
             for _, target in assigned:
                 pairs.append((by_pos[pos], target))
+        redactor = runtime_module("redact").Redactor()
         for target in aligner.unmatched:
-            preview = target.record.get("content") or json.dumps(target.record.get("tool_calls"))[:80]
+            preview = redactor.redact(target.record.get("content") or json.dumps(target.record.get("tool_calls")))
             unmatched.append(f"old session {target.session + 1}, record {target.index}: {target.record['role']} "
                              f"{TextMatcher.norm(str(preview))[:60]!r}")
     used_paths = {p for s in sigs.values() for p in (s.content, s.tool_name, s.args, s.call_id, s.link) if p}

@@ -129,6 +129,10 @@ def test_block_list_script_keeps_reasoning_tools_and_error_flags(tmp_path, capsy
     # what could not be learned is printed with --yes
     assert "could not learn:      1" in stdout and "kind=ticket_opened|typing" in stdout
     assert "1 x stripe-secret-key" in report
+    # the regenerated project's own tests pass out of the box
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project,
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert tests.returncode == 0, tests.stdout[-2000:]
 
 
 def test_null_timestamp_script_gains_reasoning_and_tool_steps(tmp_path, capsys):
