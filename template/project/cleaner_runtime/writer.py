@@ -154,13 +154,19 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
 
 
 def _alive(pid: int) -> bool:
+    """Whether process ``pid`` still runs (a zombie, killed but not yet reaped, does not)."""
     try:
         os.kill(pid, 0)
     except (ProcessLookupError, OverflowError):
         return False
     except PermissionError:  # another user's process
+        pass
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            state = handle.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
         return True
-    return True
+    return state not in (b"Z", b"X")
 
 
 def remove_stale_temps(root: Path) -> int:

@@ -1,0 +1,148 @@
+"""Crash safety: a cleaner killed at any moment leaves only complete files, and a rerun finishes.
+
+A rendered cleaner writes a folder of many sessions and is killed with SIGKILL at random moments
+(some early, most while it writes; some with --jobs 2, killing the whole process group). After
+every kill each visible file in the output folder must be byte-identical to what an uninterrupted
+run writes, or, when the folder held an older version of the results, to that older file: never a
+mix, never a partial file. The only other thing allowed is a hidden temporary file named the way
+the cleaner names them (`.<name>.<pid>-<random>.tmp`); the rerun removes those (their writer is
+dead) and completes to output byte-identical to the uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .support import BASE, TIMEOUT, hidden_files, jsonl, run_cleaner, visible_files
+
+SESSIONS = 150
+TRIALS = 30
+TEMP = re.compile(r"\..+\.[0-9]+-[A-Za-z0-9_]+\.tmp")
+
+
+def make_input(root: Path, version: str) -> Path:
+    """SESSIONS sessions in nested folders; ``version`` changes every file's content."""
+    for i in range(SESSIONS):
+        rows = [{**r, "text": f"{version} session {i}: {r.get('text', '')}"} if "text" in r else r for r in BASE]
+        path = root / f"team{i % 3}" / f"run-{i:03d}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(jsonl(rows), encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="module")
+def crash_setup(projects, tmp_path_factory):
+    root = tmp_path_factory.mktemp("crash")
+    project = projects["corpus"]
+    raw, old_raw = make_input(root / "raw", "new"), make_input(root / "old-raw", "old")
+    reference, old = root / "reference", root / "old"
+    for source, out in ((raw, reference), (old_raw, old)):
+        result = run_cleaner(project, "--input", str(source), "--output", str(out))
+        assert result.returncode == 0, result.stderr
+    for path in old.rglob("*.jsonl"):  # clearly older than anything a trial writes
+        os.utime(path, (1_000_000_000, 1_000_000_000))
+    ref_files, old_files = visible_files(reference), visible_files(old)
+    assert len(ref_files) == SESSIONS and ref_files.keys() == old_files.keys()
+    assert all(ref_files[k] != old_files[k] for k in ref_files)
+    return project, raw, old, ref_files, old_files
+
+
+def first_output_appears(out: Path, proc: subprocess.Popen, since: float, limit: float = 20.0) -> None:
+    """Wait until the run has written its first file (one modified after ``since``)."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end and proc.poll() is None:
+        if out.is_dir() and any(p.stat().st_mtime >= since for p in out.rglob("*.jsonl")):
+            return
+        time.sleep(0.005)
+
+
+def test_sigkill_at_random_moments_never_leaves_a_partial_file(crash_setup, tmp_path):
+    project, raw, old, ref_files, old_files = crash_setup
+    rng = random.Random(20260516)
+    killed_mid_write = leftovers_cleaned = 0
+    for trial in range(TRIALS):
+        out = tmp_path / f"out{trial}"
+        prefilled = trial % 2 == 1
+        if prefilled:
+            shutil.copytree(old, out)
+        jobs = ["--jobs", "2"] if trial % 5 == 4 else []
+        started = time.time() - 1  # file times may be coarser than the clock
+        proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
+                                 "--output", str(out), *jobs], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        if trial % 3 == 0:
+            time.sleep(rng.uniform(0, 0.5))  # anywhere from start-up on
+        else:
+            first_output_appears(out, proc, started)  # while it writes
+            time.sleep(rng.uniform(0, 0.3))
+        finished = proc.poll() is not None
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=TIMEOUT)
+
+        seen = visible_files(out) if out.exists() else {}
+        for rel, data in seen.items():
+            allowed = [ref_files.get(rel)] + ([old_files.get(rel)] if prefilled else [])
+            assert data in allowed, f"trial {trial}: {rel} is partial or wrong after SIGKILL"
+        stray = hidden_files(out) if out.exists() else []
+        assert all(TEMP.fullmatch(Path(name).name) for name in stray), f"trial {trial}: {stray}"
+        written = sum(1 for rel, data in seen.items() if data == ref_files[rel])
+        if not finished and 0 < written < SESSIONS:
+            killed_mid_write += 1
+
+        rerun = run_cleaner(project, "--input", str(raw), "--output", str(out))
+        assert rerun.returncode == 0, rerun.stderr
+        if stray:
+            leftovers_cleaned += 1
+            assert f"notice: removed {len(stray)} temporary file(s)" in rerun.stderr
+        assert visible_files(out) == ref_files, f"trial {trial}: the rerun differs from an uninterrupted run"
+        assert hidden_files(out) == [], f"trial {trial}: the rerun left hidden files"
+        shutil.rmtree(out)
+    # The kills must really have landed while files were being written, or the test proves little.
+    assert killed_mid_write >= TRIALS // 3, f"only {killed_mid_write} kills landed mid-write"
+    print(f"{killed_mid_write} kills mid-write, {leftovers_cleaned} with a temporary file left and cleaned")
+
+
+def test_ctrl_c_stops_cleanly_with_exit_130(crash_setup, tmp_path):
+    project, raw, _, ref_files, _ = crash_setup
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
+                             "--output", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first_output_appears(out, proc, 0)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=TIMEOUT)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the interrupt arrived")
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "interrupted: files already written are complete; rerun to finish" in stderr
+    seen = visible_files(out)
+    assert 0 < len(seen) < SESSIONS
+    assert all(data == ref_files[rel] for rel, data in seen.items())
+    assert hidden_files(out) == [], "Ctrl-C removes the temporary file it was writing"
+
+
+def test_stale_temp_files_of_live_processes_and_foreign_files_are_kept(crash_setup, tmp_path):
+    """The rerun removes only its own kind of leftovers, and only when their writer is gone."""
+    project, raw, _, ref_files, _ = crash_setup
+    out = tmp_path / "out"
+    (out / "team0").mkdir(parents=True)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = out / "team0" / f".run-000.jsonl.{dead.pid}-abc123_x.tmp"
+    live = out / "team0" / f".run-001.jsonl.{os.getpid()}-def456_y.tmp"
+    foreign = [out / ".keep", out / "team0" / ".notes.tmp", out / "README.txt"]
+    for path in (stale, live, *foreign):
+        path.write_text("x")
+    result = run_cleaner(project, "--input", str(raw), "--output", str(out))
+    assert result.returncode == 0 and "notice: removed 1 temporary file(s)" in result.stderr
+    assert not stale.exists() and live.exists() and all(p.exists() for p in foreign)
+    assert {k: v for k, v in visible_files(out).items() if k != "README.txt"} == ref_files
