@@ -1730,15 +1730,17 @@ def describe_rule(rule: Rule) -> str:
         return "skipped"
     parts = [sig.role]
     if sig.content:
-        parts.append(f"content {_dotted(sig.content)}")
+        parts.append(f"content from {_dotted(sig.content)}")
     if sig.tool_name:
-        parts.append(f"tool {_dotted(sig.tool_name)}")
+        parts.append(f"tool name from {_dotted(sig.tool_name)}")
     if sig.args:
-        parts.append(f"args {_dotted(sig.args)}")
+        parts.append(f"args from {_dotted(sig.args)}")
     if sig.call_id:
-        parts.append(f"id {_dotted(sig.call_id)}")
+        parts.append(f"call id from {_dotted(sig.call_id)}")
     if sig.link:
         parts.append(f"linked by {_dotted(sig.link)}")
+    if sig.ok:
+        parts.append(f"ok from {'not ' if sig.ok[1] else ''}{_dotted(sig.ok[0])}")
     return ", ".join(parts)
 
 
@@ -1759,6 +1761,7 @@ def _decision_text(decision: Any) -> str:
 
 SOURCE_WORDS = {"alignment": "learned from the old output", "shape": "guessed from the record shape",
                 "inference": "from trajectory-cleaner's inference"}
+SOURCE_SHORT = {"alignment": "old output", "shape": "record shape", "inference": "inference"}
 
 
 @dataclass
@@ -2312,7 +2315,7 @@ def render_report(report: ScriptReport) -> str:
                 "|---|---|---|---|---|"]
         for rule in learned.rules:
             out.append(f"| {_md(_rule_name(rule))} | {rule.records} | {rule.aligned} | {describe_rule(rule)} | "
-                       f"{rule.source} |")
+                       f"{SOURCE_SHORT[rule.source]} |")
         session = learned.mapping["session"]
         ts = learned.mapping["timestamps"]
         out += ["", f"- sessions: {'one per raw file' if session['by'] == 'file' else 'grouped by ' + _md(session['field'])}",
@@ -2405,7 +2408,7 @@ def render_migration_prompt(report: ScriptReport, schema: tuple[str, str] | None
                 "|---|---|---|---|---|"]
         for rule in learned.rules:
             out.append(f"| {_md(_rule_name(rule))} | {rule.records} | {rule.aligned} | {describe_rule(rule)} | "
-                       f"{rule.source} |")
+                       f"{SOURCE_SHORT[rule.source]} |")
         out += ["", "## Still open", ""]
         out += [f"- {q}" for q in learned.questions] or ["- nothing"]
         out.append("")
@@ -2444,7 +2447,7 @@ def format_script_report(report: ScriptReport, list_open: bool = False) -> str:
         else:
             out.append(f"inferred:             {len(learned.rules)} kind rule(s) from the samples")
         for rule in learned.rules:
-            out.append(f"  {_rule_name(rule)} -> {describe_rule(rule)} ({rule.source})")
+            out.append(f"  {_rule_name(rule)} -> {describe_rule(rule)} ({SOURCE_SHORT[rule.source]})")
         if list_open:
             out.append(f"could not learn:      {len(learned.questions)}")
             out += [f"  - {q}" for q in learned.questions]
