@@ -2159,6 +2159,10 @@ def migrate_script(old_script: str, samples: list[str], output: str, *, run_old:
     if run_old and not {"--input", "--output"} <= set(facts.cli):
         raise MigrateError(f"{old_script}: has no --input/--output arguments, so --run-old cannot run it; "
                            "run it without --run-old to learn from the samples alone")
+    if run_old and not timeout > 0:
+        raise MigrateError(f"--timeout {timeout:g}: give a number of seconds above 0")
+    if source is not None and not source.strip():
+        raise MigrateError("--source must name your agent or workflow (it becomes the meta record's source)")
     if tz is not None:
         try:
             runtime_module("timestamps").zone(tz)

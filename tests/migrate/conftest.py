@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-# tests/packaging/ (the wheel tests) is a package named like the `packaging` library that copier
-# imports; under pytest's default import mode tests/ is on sys.path, so load the real library first.
-_TESTS = str(Path(__file__).resolve().parents[1])
-_saved = list(sys.path)
-sys.path[:] = [p for p in sys.path if p not in (_TESTS, "")]
-if "packaging" in sys.modules and not hasattr(sys.modules["packaging"], "__version__"):
-    del sys.modules["packaging"]
-importlib.import_module("packaging.version")
-sys.path[:] = _saved
 
 from generator.cli import main
 
