@@ -1578,10 +1578,12 @@ def learn_session(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], n_file
         by_session: dict[int, set] = {}
         for rec, target in pairs:
             value = convert.get_path(rec.record, path)
+            if not isinstance(value, (str, int)) or isinstance(value, bool):
+                by_session = {}
+                break
             by_session.setdefault(target.session, set()).add(json.dumps(value))
-        values = [v for v in by_session.values()]
-        if all(len(v) == 1 for v in values) and len({next(iter(v)) for v in values}) == len(values) \
-                and not any('"\\u0000' in next(iter(v)) for v in values):
+        values = list(by_session.values())
+        if values and all(len(v) == 1 for v in values) and len({next(iter(v)) for v in values}) == len(values):
             fill = sum(1 for rec in raws if convert.get_path(rec.record, path) not in (convert.MISSING, None))
             candidates.append((fill, -len(path), str(path), path))
     if not candidates:
