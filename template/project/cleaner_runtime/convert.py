@@ -22,6 +22,9 @@ MAX_SESSION_MB = 512  # cleaned output of one session held in memory (--max-sess
 PRECUT = 4  # strings longer than PRECUT x their truncation limit are cut before redaction
 _MARKER = re.compile(r"\[\.\.\. ([0-9]+) characters truncated \.\.\.\]")
 KIND_CACHE_SIZE = 4096  # distinct discriminator values remembered by Converter.classify
+SHORT_TEXT = 64  # strings up to this long have their redaction remembered (Privacy.redact)
+SHORT_CACHE_SIZE = 16384  # per redaction settings, shared by the sessions of a run
+_SHORT_CACHES: dict[tuple, dict[str, tuple[str, tuple]]] = {}
 TEXT_ROLES = ("user", "assistant", "reasoning", "system", "observation")
 
 
@@ -56,6 +59,22 @@ def first_present(record: Any, paths: tuple) -> Any:
         if value is not MISSING and value is not None:
             return value
     return MISSING
+
+
+def first_content(record: Any, paths: tuple) -> Any:
+    """Like first_present, but an empty string, list or object gives way to a later path that holds
+    something: a message often carries ``content: ""`` beside the ``tool_calls`` that matter."""
+    fallback = MISSING
+    for path in paths:
+        value = get_path(record, path)
+        if value is MISSING or value is None:
+            continue
+        if value in ("", [], {}):
+            if fallback is MISSING:
+                fallback = value
+            continue
+        return value
+    return fallback
 
 
 def delete_path(record: Any, path: tuple) -> bool:
@@ -211,13 +230,39 @@ class Privacy:
         self.tool_limit = int(limits.get("tool", 20000))
         self.other_limit = int(limits.get("other", 50000))
         self.truncated = 0
+        self.short: dict[str, tuple[str, tuple]] | None = None
+        if self.redactor is not None:
+            try:
+                key = (tuple((settings.get("extra_patterns") or {}).items()), tuple(settings.get("allowlist") or ()),
+                       bool(settings.get("personal_data", False)))
+                self.short = _SHORT_CACHES.setdefault(key, {})
+            except TypeError:  # unhashable settings: no cache
+                self.short = None
 
     @property
     def counts(self) -> Counter:
         return self.redactor.counts if self.redactor is not None else Counter()
 
     def redact(self, text: str) -> str:
-        return self.redactor.redact(text) if self.redactor is not None else text
+        """The redacted text. Short strings repeat (tool names, argument keys, short replies), so
+        their redaction, a pure function of the text and the settings, is remembered with the
+        detections it counted, which are counted again on every reuse."""
+        redactor = self.redactor
+        if redactor is None:
+            return text
+        short = self.short
+        if short is None or len(text) > SHORT_TEXT:
+            return redactor.redact(text)
+        hit = short.get(text)
+        if hit is not None:
+            if hit[1]:
+                redactor.counts.update(dict(hit[1]))
+            return hit[0]
+        before = redactor.counts.copy()
+        out = redactor.redact(text)
+        if len(short) < SHORT_CACHE_SIZE:
+            short[text] = (out, tuple((redactor.counts - before).items()))
+        return out
 
     def text(self, text: str, *, tool: bool = False) -> str:
         """Redact, then keep the head and tail of what is longer than the limit.
@@ -596,7 +641,7 @@ class SessionBuilder:
 
     # -- roles ---------------------------------------------------------------------------------
     def _text(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
-        value = first_present(record, kind.content)
+        value = first_content(record, kind.content)
         if self.c.is_block_list(value):
             self._blocks(kind.role, value, ts, where)
         else:
