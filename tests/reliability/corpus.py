@@ -38,7 +38,7 @@ NO_TIME = "session without any time"
 NO_USER = "session without user or assistant"
 NO_SESSION_ID = "record without a session id"
 WRONG_TYPE = "wrong value type"
-SURROGATE = "lone surrogate"
+SURROGATE = "unusual characters"
 TOO_LARGE = "session too large"
 HOOK = "hook error"
 INVALID_OUTPUT = "invalid output"
@@ -330,6 +330,9 @@ CASES: list[Case] = [
          SURROGATE, {"sur.jsonl": (META + OUT_USER + OUT_CALL + OUT_RESULT
                                    + OUT_ASSISTANT.replace("There are two files.", "two \ufffd files")).encode()},
          stdout=("1 x lone surrogates replaced by U+FFFD",)),
+    Case("unicode-line-separators", file_case("sep.jsonl", records({**U, "text": "a\u2028b\u2029c\u0085d"}, C, R, A)),
+         0, SURROGATE, {"sep.jsonl": (META + OUT_USER.replace("Please list the files.", "a\\u2028b\\u2029c\\u0085d")
+                                      + OUT_CALL + OUT_RESULT + OUT_ASSISTANT).encode()}),
     Case("lone-surrogate-in-unknown-kind", file_case("sur.jsonl", records(*BASE, {"type": "x\udc80y", "ts": T1})),
          0, SURROGATE, {"sur.jsonl": BASE_OUT}, mapping="lenient", env={"PYTHONIOENCODING": "utf-8"},
          stdout=('1 x unknown kind (type="x\\udc80y") (first at sur.jsonl:5)',)),

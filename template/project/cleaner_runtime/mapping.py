@@ -44,10 +44,15 @@ DEFAULTS: dict[str, Any] = {
 Path = tuple[str | int, ...]
 
 
+def _index(part: str) -> bool:
+    """A list index: ASCII digits without a leading zero ("²", "٣" and "05" are keys, not numbers)."""
+    return part.isascii() and part.isdigit() and (part == "0" or not part.startswith("0"))
+
+
 def compile_path(path: str | list) -> Path:
     """A dotted string or a list of keys, as a tuple; numeric dotted segments index lists."""
     if isinstance(path, str):
-        return tuple(int(part) if part.isdigit() else part for part in path.split("."))
+        return tuple(int(part) if _index(part) else part for part in path.split("."))
     return tuple(path)
 
 

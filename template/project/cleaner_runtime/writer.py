@@ -72,19 +72,29 @@ def _plain(value: object) -> bool:
     return False
 
 
+def _escape_line_breaks(line: bytes) -> bytes:
+    """Escape U+0085, U+2028 and U+2029 inside strings: valid JSON either way, but Python's
+    ``str.splitlines()`` (and some editors) break lines there, which would shift Lerim's line
+    numbers for any consumer that reads the file that way. JSON already escapes the ASCII ones."""
+    if b"\xe2\x80" in line or b"\xc2\x85" in line:
+        line = line.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+        line = line.replace(b"\xc2\x85", b"\\u0085")
+    return line
+
+
 def encode_line(record: object) -> tuple[bytes, int]:
     """One compact JSON line (no newline) as UTF-8; lone surrogates become U+FFFD (returned count)."""
     if orjson is not None and _plain(record):
         try:
-            return orjson.dumps(record), 0
+            return _escape_line_breaks(orjson.dumps(record)), 0
         except TypeError:  # orjson.JSONEncodeError: lone surrogates; json's path replaces them
             pass
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
     try:
-        return line.encode("utf-8"), 0
+        return _escape_line_breaks(line.encode("utf-8")), 0
     except UnicodeEncodeError:
         line, n = _SURROGATE.subn("\ufffd", line)
-        return line.encode("utf-8"), n
+        return _escape_line_breaks(line.encode("utf-8")), n
 
 
 class Lines:
