@@ -412,7 +412,9 @@ class Inferrer:
         usable = [f for f in facts if f.path not in taken and f.path not in times]
         plan.text_fields = self.text_candidates(kind, usable)
         name = pick(usable, TOOL_NAME_NAMES, types=("string",), min_fill=0.8)
+        label = None  # a display name (`Web Search`): a tool name only beside arguments and an output
         if name and not self.p.stats[name.path].tokenish:
+            label = name if label_like(self.p.stats[name.path]) else None
             name = None
         plan.tool_name = name.path if name else None
         exclude = {plan.tool_name} if plan.tool_name else set()
@@ -435,6 +437,11 @@ class Inferrer:
         # an object holding one text field is read at that field (outputs.output)
         # an object holding a named output is read at that field (outputs -> outputs.output)
         plan.output = [f.path for f in outs if not any(f.path == o.path[: len(f.path)] and o is not f for o in outs)]
+        if label and plan.args and plan.output and plan.output[0] != plan.args:
+            plan.tool_name = label.path
+            plan.output = [o for o in plan.output if o != label.path]
+        if plan.tool_name and plan.args:  # arguments are not message text (a JSON string reads as prose)
+            plan.text_fields = [t for t in plan.text_fields if t[1][: len(plan.args)] != plan.args]
         plan.ok = self.ok_field(usable)
         return plan
 
@@ -1090,6 +1097,13 @@ class Inferrer:
 # -- helpers -----------------------------------------------------------------------------------
 def nonempty(value: Any) -> bool:
     return value is not None and value != "" and value != [] and value != {}
+
+
+def label_like(stat) -> bool:
+    """Short names of a few words, not sentences: display names such as ``Web Search``."""
+    values = [v for v in stat.values if isinstance(v, str)]
+    return bool(values) and not stat.overflow and stat.str_max <= 48 and all(
+        len(v.split()) <= 4 and not v.rstrip().endswith((".", "?", "!", ":")) for v in values)
 
 
 def dotted_key(path: tuple) -> str:

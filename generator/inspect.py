@@ -1216,6 +1216,62 @@ def _presence_split(recs: list[Rec], lacks: list, depth: int = 0) -> list[tuple[
     return out
 
 
+CALL_NAME_KEYS = {"name", "tool", "tool_name", "function", "function_name", "action", "action_name", "command_name"}
+CALL_ARG_KEYS = {"args", "arguments", "params", "parameters", "input", "inputs", "tool_input", "kwargs",
+                 "action_input", "tool_args"}
+
+
+def _call_container(data: dict) -> str | None:
+    """The key of an object holding a tool name and its arguments (``action: {name, params}``)."""
+    for key, value in data.items():
+        if not isinstance(value, dict):
+            continue
+        names = {"_".join(words(str(k))) for k, v in value.items() if isinstance(v, str) and token_like(v)}
+        args = {"_".join(words(str(k))) for k, v in value.items() if v is not None}
+        if names & CALL_NAME_KEYS and args & CALL_ARG_KEYS:
+            return key
+    return None
+
+
+def _prose_outside(data: dict, skip: str | None) -> bool:
+    """Whether a record holds text written for people outside ``skip`` (two levels deep)."""
+    stack = [(v, 1) for k, v in data.items() if k != skip]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if len(value) >= 12 and _SPACE.search(value) and not time_formats(value):
+                return True
+        elif isinstance(value, dict) and depth < 2:
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list) and depth < 2:
+            stack.extend((v, depth + 1) for v in value[:20])
+    return False
+
+
+def _call_split(recs: list[Rec]) -> list[tuple[list, list, list[Rec]]]:
+    """A message kind whose records are text or only a tool call: [(has, lacks, records)], or [].
+
+    A bot or agent often writes a tool call as its own message (``sender=bot`` with
+    ``action: {name, params}`` and no text) beside its text messages; the two shapes are two kinds.
+    """
+    calls: list[Rec] = []
+    rest: list[Rec] = []
+    keys: Counter = Counter()
+    for rec in recs:
+        key = _call_container(rec.data)
+        if key is not None and not _prose_outside(rec.data, key):
+            calls.append(rec)
+            keys[key] += 1
+        else:
+            rest.append(rec)
+    if not calls or not rest or len(keys) != 1:
+        return []
+    key = next(iter(keys))
+    if any(rec.data.get(key) is not None for rec in rest) or not any(_prose_outside(r.data, None) for r in rest):
+        return []
+    return [([(key,)], [], calls), ([], [(key,)], rest)]
+
+
 def find_kinds(recs: list[Rec], stats: dict[tuple, FieldStat], session: SessionInfo) -> list[Kind]:
     """Split records into kinds by discriminator fields (nested), or key presence."""
     candidates = [
@@ -1236,8 +1292,9 @@ def find_kinds(recs: list[Rec], stats: dict[tuple, FieldStat], session: SessionI
             if not match:  # nothing names the kind: tell records apart by the keys they have
                 for has, lacks2, group in _presence_split(subset, lacks):
                     leaves.append((match, has, lacks2, group))
-            else:
-                leaves.append((match, [], lacks, subset))
+            else:  # a message kind may mix text records with records that are only a tool call
+                for has, lacks2, group in _call_split(subset) or [([], [], subset)]:
+                    leaves.append((match, has, [*lacks, *lacks2], group))
             return
         _, path, groups, absent = found
         for value in sorted(groups, key=lambda v: -len(groups[v])):

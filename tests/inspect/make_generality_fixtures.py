@@ -1,0 +1,140 @@
+"""Write the synthetic formats that close known generality gaps (run once; the files are committed).
+
+Why: the product is judged on trace formats nobody here has seen. Each format below is one shape
+that inference or the runtime once got wrong (combined call+result steps, bot records that are
+only a tool call, run steps holding a call with its output, untyped Gemini-style parts, fields at
+the top of a JSON document, conversations nested in one array). Like make_fixtures.py, every
+format is built turn by turn from a small story and the same code counts what a correct cleaner
+keeps, so the expected counts never come from the code under test. All content is invented.
+
+    python tests/inspect/make_generality_fixtures.py
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from make_fixtures import ROOT, T0, Story, decisions, iso, jsonl
+
+
+# -- M: agent step log: one record carries a tool call and its output together --------------------
+def step_log() -> None:
+    folder = ROOT / "step_log" / "runs"
+    story = Story()
+    runs = {
+        "run-0001": [
+            ("user", "Which of our regions had the most failed payments yesterday?"),
+            ("thinking", "I need the payment failures grouped by region; the metrics tool has that."),
+            ("tool", "Query Metrics", {"metric": "payments.failed", "group_by": "region", "day": "2026-05-15"},
+             "eu-west: 412; us-east: 388; ap-south: 97", False),
+            ("assistant", "eu-west had the most failed payments yesterday (412), just ahead of us-east (388)."),
+            ("user", "Was there an incident in eu-west?"),
+            ("tool", "Search Incidents", {"region": "eu-west", "since": "2026-05-15"}, ("INC-2231: card processor "
+             "timeouts 14:02-14:40 UTC"), False),
+            ("tool", "Get Runbook", {"incident": "INC-2231"}, "runbook not found", True),
+            ("assistant", "Yes: INC-2231, card processor timeouts from 14:02 to 14:40 UTC. It has no runbook yet."),
+        ],
+        "run-0002": [
+            ("user", "Summarise open pull requests for the billing service."),
+            ("tool", "List Pull Requests", {"repo": "billing", "state": "open"}, ("#812 retry webhooks; #815 bump "
+             "sdk"), False),
+            ("thinking", "Two open PRs; both are small."),
+            ("assistant", "Two are open: #812 retries failed webhooks and #815 bumps the SDK."),
+        ],
+    }
+    t = T0
+    step_no = 0
+    for run, steps in runs.items():
+        records = []
+        for step in steps:
+            t += timedelta(seconds=17)
+            step_no += 1
+            base = {"step_id": f"s-{step_no:04d}", "type": step[0], "created": iso(t)}
+            if step[0] == "tool":
+                _, name, args, output, failed = step
+                records.append({**base, "name": name, "input": args, "output": output, "is_error": failed,
+                                "duration_ms": 300 + 17 * step_no})
+                story.add(run, "tool_calls")
+                story.add(run, "tool")
+            else:
+                records.append({**base, "content": step[1]})
+                story.add(run, {"user": "user", "assistant": "assistant", "thinking": "reasoning"}[step[0]])
+        jsonl(folder / f"{run}.jsonl", records)
+    decisions(
+        folder, "An agent step log: one record per step; a `tool` step carries the tool's display name "
+        "(`Query Metrics`), its input and its output together (call and result in one record), with an "
+        "error flag.",
+        ["combined call and result records", "tool exchange"],
+        {"session.by": "file", "timestamps.fields": ["created"], "kinds[type=tool].role": "tool_exchange",
+         "kinds[type=tool].content": ["output"], "kinds[type=user].role": "user",
+         "kinds[type=assistant].role": "assistant", "kinds[type=thinking].role": "reasoning"},
+        story.expect(),
+    )
+
+
+# -- N: bot platform export: bot records that are only a tool call --------------------------------
+def bot_platform() -> None:
+    folder = ROOT / "bot_platform" / "conversations"
+    story = Story()
+    convs = {
+        "cv-5521": [
+            ("customer", "Hi, my parcel 8841 has not arrived."),
+            ("bot", "Sorry to hear that. Let me look it up."),
+            ("call", "track_parcel", {"parcel": "8841"}, "in transit: Lisbon hub, delayed by weather"),
+            ("bot", "Parcel 8841 is at the Lisbon hub, delayed by weather. It should arrive in two days."),
+            ("customer", "Can I get it delivered to a locker instead?"),
+            ("call", "list_lockers", {"near": "1100-001", "limit": 2}, "L-17 Rua Nova; L-22 Praca Velha"),
+            ("call", "redirect_parcel", {"parcel": "8841", "locker": "L-17"}, "redirect booked"),
+            ("bot", "Done: it now goes to locker L-17 on Rua Nova."),
+        ],
+        "cv-5522": [
+            ("customer", "What are your opening hours on Sunday?"),
+            ("bot", "We are closed on Sundays; Monday to Saturday 9 to 18."),
+            ("customer", "And where is the nearest shop to 4000-123?"),
+            ("call", "find_shop", {"postcode": "4000-123"}, "Porto Baixa, Rua das Flores 5"),
+            ("bot", "The nearest shop is Porto Baixa, Rua das Flores 5."),
+        ],
+    }
+    t = T0
+    msg_no = action_no = 0
+    for conv, turns in convs.items():
+        records = []
+        for turn in turns:
+            t += timedelta(seconds=29)
+            msg_no += 1
+            base = {"msg_id": f"m-{msg_no:04d}", "sent": iso(t)}
+            if turn[0] == "call":
+                _, name, params, output = turn
+                action_no += 1
+                action = f"act-{action_no:03d}"
+                records.append({**base, "sender": "bot", "action": {"id": action, "name": name, "params": params}})
+                t += timedelta(seconds=1)
+                msg_no += 1
+                records.append({"msg_id": f"m-{msg_no:04d}", "sent": iso(t), "sender": "integration",
+                                "action_id": action, "payload": output})
+                story.add(conv, "tool_calls")
+                story.add(conv, "tool")
+            else:
+                records.append({**base, "sender": turn[0], "text": turn[1]})
+                story.add(conv, "user" if turn[0] == "customer" else "assistant")
+        jsonl(folder / f"{conv}.jsonl", records)
+    decisions(
+        folder, "A chat-bot platform export: `sender` is customer, bot or integration; some bot records hold "
+        "only an action (a tool name with parameters, no text), answered by an integration record that "
+        "names the action's id.",
+        ["bot records holding only a tool call", "tool linkage by id"],
+        {"session.by": "file", "timestamps.fields": ["sent"], "kinds[sender=customer].role": "user",
+         "kinds[sender=bot,lacks=action].role": "assistant", "kinds[sender=bot,has=action].role": "tool_call",
+         "kinds[sender=integration].role": "tool_result"},
+        story.expect(),
+    )
+
+
+def main() -> None:
+    for make in (step_log, bot_platform):
+        make()
+    print(f"wrote fixtures under {ROOT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Shapes inference once got wrong, checked beyond the decisions in each fixture's decisions.yml.
+
+Why: the product is judged on formats nobody here has seen, so each closed gap keeps a test of
+what the cleaner writes for it (calls answered in order, nothing dropped as an orphan), not only
+of the decision that fixes it. Formats are written inline where a variant of a fixture is enough.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from generator.answers import check_mapping
+
+from .helpers import FIXTURES, inference, render_and_read, samples, validation_problems
+
+
+def _rule(inf, role: str) -> dict:
+    found = [k for k in inf.mapping["kinds"] if k["role"] == role]
+    assert len(found) == 1, inf.mapping["kinds"]
+    return found[0]
+
+
+def _write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _calls_answered_in_order(records: list[dict]) -> list[tuple[str, str, bool | None]]:
+    """(tool name, result, ok) per call; each result directly follows the record holding its call."""
+    out = []
+    for i, record in enumerate(records):
+        for n, call in enumerate(record.get("tool_calls") or ()):
+            result = records[i + 1 + n]
+            assert result["role"] == "tool" and result["tool_call_id"] == call["id"], (call, result)
+            out.append((call["name"], result["content"], result.get("ok")))
+    return out
+
+
+# -- gap 1: a record carrying a call and its output together ---------------------------------------
+def test_combined_step_records_keep_every_result_with_its_call(tmp_path):
+    case = FIXTURES / "step_log" / "runs"
+    inf = inference(samples(case))
+    rule = _rule(inf, "tool_exchange")
+    assert (rule["tool_name"], rule["args"], rule["content"]) == ("name", "input", "output")
+    code, output, sessions = render_and_read(inf.mapping, samples(case), tmp_path / "cleaner")
+    assert code == 0, output
+    assert validation_problems(tmp_path / "cleaner") == []
+    exchanges = [x for records in sessions for x in _calls_answered_in_order(records)]
+    assert [name for name, _, _ in exchanges] == ["Query Metrics", "Search Incidents", "Get Runbook",
+                                                  "List Pull Requests"]
+    assert exchanges[2] == ("Get Runbook", "Error: runbook not found", False)
+    assert all(ok is True for _, _, ok in exchanges[:2])
+    assert "orphan" not in output and "no earlier call" not in output
+
+
+def test_combined_step_without_ids_or_flags_is_still_an_exchange(tmp_path):
+    records = []
+    for n, (name, query, answer) in enumerate([("Web Search", "lisbon trams", "Tram 28 runs every 10 min"),
+                                               ("Read Page", "https://example.org/t", "Timetable: 06:00-23:00")]):
+        records += [{"type": "user", "content": f"Question {n}: when do trams run?", "at": f"2026-05-16T09:0{n}:00Z"},
+                    {"type": "tool", "name": name, "input": {"q": query}, "output": answer,
+                     "at": f"2026-05-16T09:0{n}:10Z"},
+                    {"type": "assistant", "content": f"Answer {n}: {answer}.", "at": f"2026-05-16T09:0{n}:20Z"}]
+    path = _write_jsonl(tmp_path / "in" / "trip.jsonl", records)
+    inf = inference([path])
+    assert _rule(inf, "tool_exchange")["tool_name"] == "name"
+    check_mapping(inf.mapping)
+    code, output, sessions = render_and_read(inf.mapping, [path], tmp_path / "cleaner")
+    assert code == 0, output
+    assert [(n, r) for n, r, _ in _calls_answered_in_order(sessions[0])] == [
+        ("Web Search", "Tram 28 runs every 10 min"), ("Read Page", "Timetable: 06:00-23:00")]
+
+
+# -- gap 2: assistant/bot records that hold only a tool call -------------------------------------
+def test_bot_records_holding_only_an_action_become_calls(tmp_path):
+    case = FIXTURES / "bot_platform" / "conversations"
+    inf = inference(samples(case))
+    call = _rule(inf, "tool_call")
+    assert (call["match"], call["has"], call["tool_name"], call["args"]) == (
+        {"sender": "bot"}, ["action"], "action.name", "action.params")
+    text = _rule(inf, "assistant")
+    assert text["lacks"] == ["action"] and text["content"] == "text"
+    code, output, sessions = render_and_read(inf.mapping, samples(case), tmp_path / "cleaner")
+    assert code == 0, output
+    names = [n for records in sessions for n, _, _ in _calls_answered_in_order(records)]
+    assert names == ["track_parcel", "list_lockers", "redirect_parcel", "find_shop"]
+
+
+def test_legacy_function_call_messages_become_calls(tmp_path):
+    """Chat messages of the older OpenAI shape: an assistant ``function_call`` with no content."""
+    records = [
+        {"role": "user", "content": "What is the weather in Oslo?", "created": 1778922000},
+        {"role": "assistant", "content": None, "function_call": {"name": "get_weather",
+                                                                 "arguments": "{\"city\": \"Oslo\"}"},
+         "created": 1778922001},
+        {"role": "function", "name": "get_weather", "content": "{\"temp_c\": 12, \"sky\": \"rain\"}",
+         "created": 1778922002},
+        {"role": "assistant", "content": "It is 12 degrees and raining in Oslo.", "created": 1778922003},
+        {"role": "user", "content": "And in Porto, please?", "created": 1778922010},
+        {"role": "assistant", "content": None, "function_call": {"name": "get_weather",
+                                                                 "arguments": "{\"city\": \"Porto\"}"},
+         "created": 1778922011},
+        {"role": "function", "name": "get_weather", "content": "{\"temp_c\": 21, \"sky\": \"sun\"}",
+         "created": 1778922012},
+        {"role": "assistant", "content": "Porto has 21 degrees and sunshine.", "created": 1778922013},
+    ]
+    path = _write_jsonl(tmp_path / "in" / "weather.jsonl", records)
+    inf = inference([path])
+    call = _rule(inf, "tool_call")
+    assert call["has"] == ["function_call"] and call["tool_name"] == "function_call.name"
+    assert _rule(inf, "tool_result")["match"] == {"role": "function"}
+    code, output, sessions = render_and_read(inf.mapping, [path], tmp_path / "cleaner")
+    assert code == 0, output
+    assert [r for _, r, _ in _calls_answered_in_order(sessions[0])] == [
+        '{"temp_c": 12, "sky": "rain"}', '{"temp_c": 21, "sky": "sun"}']
+    assert [r["role"] for r in sessions[0]].count("assistant") == 4
