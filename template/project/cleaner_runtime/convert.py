@@ -19,6 +19,7 @@ from .timestamps import TimestampError, from_mtime, to_iso, zone
 
 MISSING: Any = object()
 MAX_SESSION_MB = 512  # cleaned output of one session held in memory (--max-session-mb)
+RECORD_OVERHEAD = 400  # bytes a small output record costs in memory, for --max-session-mb
 PRECUT = 4  # strings longer than PRECUT x their truncation limit are cut before redaction
 _MARKER = re.compile(r"\[\.\.\. ([0-9]+) characters truncated \.\.\.\]")
 KIND_CACHE_SIZE = 4096  # distinct discriminator values remembered by Converter.classify
@@ -414,7 +415,7 @@ class Converter:
                 block = self.blocks.get(_block_name(get_path(item, self.block_type)))
                 if block is None:
                     parts.append(compact(item))
-                elif block.kind in ("text", "reasoning", "tool_result"):
+                elif block.kind in ("text", "reasoning", "tool_result", "tool_exchange"):
                     text = self.to_text(first_present(item, block.field))
                     if text:
                         parts.append(text)
@@ -543,9 +544,11 @@ class SessionBuilder:
     def _emit(self, record: dict, ts: str | None) -> None:
         self.records.append(record)
         self.times.append(ts)
-        self.size += 64 + len(record.get("content") or "")
+        # Roughly the memory the record holds in CPython: ~400 bytes for a small record (its dict,
+        # keys and timestamp; measured), plus its text.
+        self.size += RECORD_OVERHEAD + len(record.get("content") or "")
         for call in record.get("tool_calls") or ():
-            self.size += 32 + len(call["id"]) + len(call["name"]) + len(call["args"])
+            self.size += RECORD_OVERHEAD // 2 + len(call["id"]) + len(call["name"]) + len(call["args"])
 
     def _emit_text(self, role: str, text: str | None, ts: str | None, where: Where) -> None:
         if text is None or text == "":
@@ -553,17 +556,22 @@ class SessionBuilder:
             return
         self._emit({"role": role, "content": self.c.privacy.text(text)}, ts)
 
-    def _emit_calls(self, calls: list[tuple[Any, Any, dict]], ts: str | None, where: Where) -> None:
+    def _emit_calls(self, calls: list[tuple[Any, Any, dict]], ts: str | None, where: Where) -> list[str | None]:
+        """One assistant record holding the calls; their ids in order (None for a call dropped)."""
         out = []
+        ids: list[str | None] = []
         for raw_id, name, args in calls:
             if not isinstance(name, str) or not name.strip():
                 self.stats.skip("tool call without a tool name", where)
+                ids.append(None)
                 continue
             text = self.c.privacy.args(args)
             call_id = self._new_call_id(raw_id)  # after everything that can fail: ids stay consistent
             out.append({"id": call_id, "name": self.c.privacy.redact(name), "args": text})
+            ids.append(call_id)
         if out:
             self._emit({"role": "assistant", "content": None, "tool_calls": out}, ts)
+        return ids
 
     def _emit_result(
         self, link: Any, content: str | None, ok: bool | None, ts: str | None, where: Where, exact: str | None = None
@@ -670,14 +678,19 @@ class SessionBuilder:
         c = self.c
         texts: list[str] = []
         calls: list[tuple[Any, Any, dict]] = []
+        outputs: list[tuple[int, str | None, bool | None]] = []  # exchange blocks: (call index, output, ok)
 
         def flush() -> None:
             if texts:
                 self._emit_text(role, "\n".join(texts), ts, where)
                 texts.clear()
             if calls:
-                self._emit_calls(list(calls), ts, where)
+                ids = self._emit_calls(list(calls), ts, where)
                 calls.clear()
+                for index, content, ok in outputs:
+                    if ids[index] is not None and content is not None:
+                        self._emit_result(None, content, ok, ts, where, exact=ids[index])
+                outputs.clear()
 
         for item in blocks:
             name = _block_name(get_path(item, c.block_type))
@@ -701,11 +714,13 @@ class SessionBuilder:
             elif block.kind == "reasoning":
                 flush()
                 self._emit_text("reasoning", c.to_text(first_present(item, block.field)), ts, where)
-            elif block.kind == "tool_call":
+            elif block.kind in ("tool_call", "tool_exchange"):
                 if texts:
                     flush()
                 args = normalise_args(first_present(item, block.args), block.args_key)
                 calls.append((first_present(item, block.call_id), first_present(item, block.tool_name), args))
+                if block.kind == "tool_exchange":  # the output follows once the calls beside it are written
+                    outputs.append((len(calls) - 1, c.to_text(first_present(item, block.field)), read_ok(item, block.ok)))
             elif block.kind == "tool_result":
                 flush()
                 content = c.to_text(first_present(item, block.field))

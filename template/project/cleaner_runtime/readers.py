@@ -295,10 +295,14 @@ def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, 
             number += 1
             where = Where(name, number)
             if len(raw) > limits.line_bytes:
-                while raw and not raw.endswith(b"\n"):
+                ended = raw.endswith(b"\n")
+                raw = b""  # let the long head go before reading on: memory stays at one line limit
+                while not ended and not raw.endswith(b"\n"):
                     try:
-                        raw = stream.readline(limits.line_bytes)
+                        raw = stream.readline(MIB)
                     except (EOFError, zlib.error, gzip.BadGzipFile):
+                        break
+                    if not raw:
                         break
                 yield BadLine(where, f"line longer than {_mb(limits.line_bytes)} (not loaded; raise --max-line-mb "
                               "to read it)")
