@@ -39,6 +39,8 @@ def reference_line(record) -> tuple[bytes, int]:
     """What the writer wrote before it had a fast path: json.dumps, lone surrogates as U+FFFD."""
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
     line, n = SURROGATE.subn("\ufffd", line)
+    # U+2028, U+2029 and U+0085 are written as JSON escapes (one record per line for splitlines()).
+    line = line.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
     return line.encode("utf-8"), n
 
 
