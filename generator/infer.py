@@ -491,7 +491,7 @@ class Inferrer:
                 spec = self.block_spec_as(name, bt, chosen)
             types[name] = spec
             self.block_plans[name] = spec
-            if spec["as"] == "tool_call":
+            if spec["as"] in ("tool_call", "tool_exchange"):
                 self.call_sites.add(f"block:{name}")
         if self.native_rules and b.type_field == ("type",):
             for name, spec in self.native_rules.get("blocks", {}).items():
@@ -514,6 +514,11 @@ class Inferrer:
             facts, text_names, types=("object",), min_fill=0.5)
         linked_to = [lk for lk in self.p.links if lk.target == f"block:{name}" and not self.parentish(lk.target_path)]
         n = f"{bt.count} `{name}` block(s)"
+        output = self.block_output(facts, {tname.path if tname else None, args.path if args else None})
+        if tname and args and output:
+            spec = self.block_spec_as(name, bt, "tool_exchange")
+            return spec, 0.9, (f"{n} each holding a call (`{dotted(tname.path)}`, `{dotted(args.path)}`) together "
+                               f"with its output `{dotted(output.path)}`"), ["tool_call", "skip"]
         if tname and (args or "tool_call" in roles):
             spec = self.block_spec_as(name, bt, "tool_call")
             return spec, 0.95, f"{n} with a tool name `{dotted(tname.path)}`" + (
@@ -541,8 +546,26 @@ class Inferrer:
             return self.block_spec_as(name, bt, "text"), 0.7, f"{n}: text in `{dotted(text.path)}`?", ["skip"]
         return {"as": "skip"}, 0.7, f"{n} with no text and no tool fields", ["text", "placeholder"]
 
+    def block_output(self, facts: list[FieldFact], taken: set) -> FieldFact | None:
+        """A block field holding the output of the call beside it (``function.output``)."""
+        outs = [f for f in facts if f.path not in taken and f.fill >= 0.3 and f.type in ("string", "object", "array")
+                and f.name in ("output", "outputs", "result", "results", "tool_output", "return_value", "response")]
+        outs.sort(key=lambda f: (-f.fill, len(f.path)))
+        return outs[0] if outs else None
+
     def block_spec_as(self, name: str, bt, role: str) -> dict:
         facts = [f for f in field_facts(bt.stats, bt.count, []) if f.path != self.p.blocks.type_field]
+        if role == "tool_exchange":
+            spec = self.block_spec_as(name, bt, "tool_call")
+            spec["as"] = "tool_exchange"
+            taken = {tuple(v) if isinstance(v, list) else tuple(v.split(".")) for v in (
+                spec.get(k) for k in ("tool_name", "args", "call_id")) if v}
+            output = self.block_output(facts, taken)
+            spec["content"] = mapping_path(output.path if output else ("output",))
+            ok = self.ok_field(facts)
+            if ok:
+                spec["ok"] = ok
+            return spec
         if role == "tool_call":
             tname = pick(facts, TOOL_NAME_NAMES, types=("string",), min_fill=0.5)
             args = pick(facts, ARGS_NAMES, types=("object", "string"), min_fill=0.3,
@@ -763,7 +786,7 @@ class Inferrer:
             return False
         kinds = {spec["as"] for name, spec in self.block_plans.items()
                  if path in self.p.blocks.types[name].containers} if self.p.blocks.types else set()
-        return "tool_call" in kinds and "tool_result" not in kinds
+        return bool(kinds & {"tool_call", "tool_exchange"}) and "tool_result" not in kinds
 
     def quiet_level(self, plan: KindPlan) -> str | None:
         """A log level field that is debug/trace for every record of the kind: diagnostic noise."""

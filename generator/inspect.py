@@ -1024,6 +1024,15 @@ def find_sessions(recs: list[Rec], stats: dict[tuple, FieldStat], files: list[Fi
     # one value in every file is a label (a pipeline or project name), not a session id
     grouping = [c for c in candidates if (c["per_file_max"] > 1 or c["across_files"])
                 and not (c["distinct"] == 1 and len(files) > 1)]
+    outer = [c for c in candidates if c not in grouping and c["per_file_max"] == 1 and not c["across_files"]]
+    if grouping and not grouping[0]["across_files"] and any(
+            c["rank"] < grouping[0]["rank"] and c["fill"] >= grouping[0]["fill"] for c in outer):
+        # runs (`run_id`) inside one conversation per file (`thread_id`): parts of the session
+        best = next(c for c in outer if c["rank"] < grouping[0]["rank"] and c["fill"] >= grouping[0]["fill"])
+        info.evidence = (f"`{dotted(best['path'])}` has one value per file; `{dotted(grouping[0]['path'])}` "
+                         "splits it into parts")
+        info.sessions = len({session_key(r, info) for r in recs})
+        return info
     if grouping:
         best = grouping[0]
         info.by, info.path = "field", best["path"]

@@ -12,6 +12,7 @@ keeps, so the expected counts never come from the code under test. All content i
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from make_fixtures import ROOT, T0, Story, decisions, iso, jsonl
@@ -130,8 +131,87 @@ def bot_platform() -> None:
     )
 
 
+# -- O: OpenAI Assistants thread export: run steps hold each call with its output ------------------
+def assistants_threads() -> None:
+    folder = ROOT / "assistants_threads" / "threads"
+    story = Story()
+    threads = {
+        "thread_k2Qx": [
+            ("user", "Is order A-1042 shipped yet?"),
+            ("calls", [("get_order", {"order_id": "A-1042"}, '{"status": "shipped", "carrier": "DHL"}')]),
+            ("assistant", "Yes, A-1042 shipped with DHL."),
+            ("user", "Compare the delivery estimates for A-1043 and A-1044."),
+            ("calls", [("get_order", {"order_id": "A-1043"}, '{"status": "packing", "eta": "2026-05-20"}'),
+                       ("get_order", {"order_id": "A-1044"}, '{"status": "shipped", "eta": "2026-05-18"}')]),
+            ("assistant", "A-1044 arrives first (May 18); A-1043 is still being packed (May 20)."),
+        ],
+        "thread_m7Pz": [
+            ("user", "Cancel order B-7."),
+            ("calls", [("cancel_order", {"order_id": "B-7"}, '{"cancelled": true}')]),
+            ("assistant", "Order B-7 is cancelled."),
+        ],
+    }
+    created = int(T0.timestamp())
+    ids = {"msg": 0, "step": 0, "call": 0, "run": 0}
+
+    def new(kind: str) -> str:
+        ids[kind] += 1
+        return f"{kind}_{ids[kind]:04d}"
+
+    for thread, turns in threads.items():
+        records = []
+        run = None
+        for turn in turns:
+            created += 9
+            if turn[0] == "user":
+                run = new("run")
+                records.append({"id": new("msg"), "object": "thread.message", "created_at": created,
+                                "thread_id": thread, "role": "user", "assistant_id": None, "run_id": None,
+                                "content": [{"type": "text", "text": {"value": turn[1], "annotations": []}}],
+                                "attachments": [], "metadata": {}})
+                story.add(thread, "user")
+            elif turn[0] == "calls":
+                calls = []
+                for name, args, output in turn[1]:
+                    calls.append({"id": new("call"), "type": "function", "function": {
+                        "name": name, "arguments": json.dumps(args), "output": output}})
+                    story.add(thread, "tool_calls")
+                    story.add(thread, "tool")
+                records.append({"id": new("step"), "object": "thread.run.step", "created_at": created,
+                                "run_id": run, "thread_id": thread, "type": "tool_calls", "status": "completed",
+                                "step_details": {"type": "tool_calls", "tool_calls": calls},
+                                "usage": {"prompt_tokens": 210, "completion_tokens": 18, "total_tokens": 228}})
+            else:
+                message = new("msg")
+                records.append({"id": new("step"), "object": "thread.run.step", "created_at": created,
+                                "run_id": run, "thread_id": thread, "type": "message_creation",
+                                "status": "completed", "step_details": {
+                                    "type": "message_creation", "message_creation": {"message_id": message}},
+                                "usage": {"prompt_tokens": 260, "completion_tokens": 31, "total_tokens": 291}})
+                created += 1
+                records.append({"id": message, "object": "thread.message", "created_at": created,
+                                "thread_id": thread, "role": "assistant", "assistant_id": "asst_orders",
+                                "run_id": run, "content": [{"type": "text", "text": {"value": turn[1],
+                                                                                     "annotations": []}}],
+                                "attachments": [], "metadata": {}})
+                story.add(thread, "assistant")
+        jsonl(folder / f"{thread}.jsonl", records)
+    decisions(
+        folder, "An OpenAI Assistants thread export: thread messages with text blocks, and run steps whose "
+        "`step_details.tool_calls` blocks each hold a function call together with its output.",
+        ["content block lists", "call and output in one block", "epoch seconds"],
+        {"session.by": "file", "timestamps.fields": ["created_at"], "timestamps.format": "epoch_s",
+         "blocks.types[function].as": "tool_exchange", "blocks.types[text].as": "text",
+         "kinds[object=thread.message,role=user].role": "user",
+         "kinds[object=thread.message,role=assistant].role": "assistant",
+         "kinds[object=thread.run.step,type=tool_calls].role": "assistant",
+         "kinds[object=thread.run.step,type=message_creation].role": "skip"},
+        story.expect(),
+    )
+
+
 def main() -> None:
-    for make in (step_log, bot_platform):
+    for make in (step_log, bot_platform, assistants_threads):
         make()
     print(f"wrote fixtures under {ROOT}")
 

@@ -116,3 +116,20 @@ def test_legacy_function_call_messages_become_calls(tmp_path):
     assert [r for _, r, _ in _calls_answered_in_order(sessions[0])] == [
         '{"temp_c": 12, "sky": "rain"}', '{"temp_c": 21, "sky": "sun"}']
     assert [r["role"] for r in sessions[0]].count("assistant") == 4
+
+
+# -- gap 3: content blocks carrying a call and its output ------------------------------------------
+def test_assistants_run_steps_keep_each_output_after_its_call(tmp_path):
+    case = FIXTURES / "assistants_threads" / "threads"
+    inf = inference(samples(case))
+    assert inf.mapping["blocks"]["types"]["function"] == {
+        "as": "tool_exchange", "call_id": "id", "tool_name": "function.name", "args": "function.arguments",
+        "content": "function.output"}
+    code, output, sessions = render_and_read(inf.mapping, samples(case), tmp_path / "cleaner")
+    assert code == 0, output
+    parallel = [r for records in sessions for r in records if len(r.get("tool_calls") or ()) == 2]
+    assert len(parallel) == 1, "the step with two calls is one assistant record"
+    results = [x for records in sessions for x in _calls_answered_in_order(records)]
+    assert [r for _, r, _ in results] == ['{"status": "shipped", "carrier": "DHL"}',
+                                          '{"status": "packing", "eta": "2026-05-20"}',
+                                          '{"status": "shipped", "eta": "2026-05-18"}', '{"cancelled": true}']
