@@ -7,7 +7,10 @@ traceback is seen the way a user would see it.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -167,3 +170,41 @@ def snapshot(root: Path) -> dict[str, object]:
             else:
                 entries[rel] = ("special",)
     return entries
+
+
+def _cli_in_worker(work: str, argv: list[str]) -> tuple[int, str, str]:
+    """`trajectory-cleaner ARGV` run by generator.cli.main in a forked worker, in ``work``."""
+    from generator.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    os.chdir(work)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _import_generator() -> None:
+    import generator.cli
+    import generator.infer
+    import generator.inspect_cmd
+    import generator.new_cmd
+    import generator.render  # noqa: F401
+
+
+def run_cli_forked(jobs: list[tuple[Path, list[str]]], timeout: float = TIMEOUT) -> list:
+    """Run many `trajectory-cleaner` commands in two forked workers that imported the generator once.
+
+    Most of the cost of a short command is importing copier; each command still runs exactly
+    what the command line runs (generator.cli.main), with its output captured. Returns, per job,
+    a CompletedProcess or the exception (a hang is a TimeoutError).
+    """
+    results: list = []
+    with multiprocessing.get_context("fork").Pool(2, initializer=_import_generator) as pool:
+        waiting = [(argv, pool.apply_async(_cli_in_worker, (str(work), argv))) for work, argv in jobs]
+        for argv, job in waiting:
+            try:
+                code, out, err = job.get(timeout=timeout)
+                results.append(subprocess.CompletedProcess(argv, code, out, err))
+            except Exception as exc:  # noqa: BLE001 - returned to the caller's test
+                results.append(exc)
+    return results

@@ -10,10 +10,6 @@ own flags or paths say why in their ``generator`` field.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import multiprocessing
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -23,7 +19,7 @@ import pytest
 
 from .conftest import unreadable_prefix
 from .corpus import CASES, Case, put
-from .support import BASE, REPO, TIMEOUT, jsonl, no_traceback, run_generator
+from .support import BASE, REPO, TIMEOUT, jsonl, no_traceback, run_cli_forked, run_generator
 
 SAME = [case for case in CASES if case.generator == "same"]
 PROJECT = "proj"
@@ -37,27 +33,6 @@ class Ran:
     error: BaseException | None = None
 
 
-def _new_in_worker(work: str, argv: list[str]) -> tuple[int, str, str]:
-    """`trajectory-cleaner new ...` run by generator.cli.main in a forked worker, in ``work``.
-
-    The workers import the generator once (most of the cost of a `new` run is importing copier),
-    then each case runs exactly what the command line runs, with its output captured.
-    """
-    from generator.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    os.chdir(work)
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
-
-
-def _import_generator() -> None:
-    import generator.cli
-    import generator.new_cmd
-    import generator.render  # noqa: F401
-
-
 @pytest.fixture(scope="session")
 def generator_results(answers_dir: Path, tmp_path_factory) -> dict[str, Ran]:
     root = tmp_path_factory.mktemp("generator-corpus")
@@ -69,20 +44,15 @@ def generator_results(answers_dir: Path, tmp_path_factory) -> dict[str, Ran]:
             ran.given = case.build(ran.work)
         except Exception as exc:  # noqa: BLE001 - reported by the case's own test
             ran.error = exc
-    pending = {}
-    with multiprocessing.get_context("fork").Pool(2, initializer=_import_generator) as pool:
-        for case in SAME:
-            ran = runs[case.id]
-            if ran.error is None:
-                argv = ["new", ran.given, "--answers", str(answers_dir / f"{case.mapping}.yml"), "-o", PROJECT]
-                pending[case.id] = (argv, pool.apply_async(_new_in_worker, (str(ran.work), argv)))
-        for case_id, (argv, waiting) in pending.items():
-            ran = runs[case_id]
-            try:
-                code, out, err = waiting.get(timeout=TIMEOUT)
-                ran.result = subprocess.CompletedProcess(argv, code, out, err)
-            except Exception as exc:  # noqa: BLE001 - a hang (TimeoutError) fails that case
-                ran.error = exc
+    todo = [case for case in SAME if runs[case.id].error is None]
+    jobs = [(runs[case.id].work,
+             ["new", runs[case.id].given, "--answers", str(answers_dir / f"{case.mapping}.yml"), "-o", PROJECT])
+            for case in todo]
+    for case, outcome in zip(todo, run_cli_forked(jobs)):
+        if isinstance(outcome, BaseException):
+            runs[case.id].error = outcome
+        else:
+            runs[case.id].result = outcome
     return runs
 
 

@@ -25,7 +25,7 @@ import pytest
 
 from .support import BASE, TIMEOUT, hidden_files, jsonl, run_cleaner, visible_files
 
-SESSIONS = 150
+SESSIONS = 100
 TRIALS = 30
 TEMP = re.compile(r"\..+\.[0-9]+-[A-Za-z0-9_]+\.tmp")
 
