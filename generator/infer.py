@@ -62,7 +62,7 @@ OK_FALSE = {"is_error", "error", "failed", "failure", "has_error", "errored"}
 PARENTISH = {"parent", "prev", "previous", "reply", "root", "thread", "conversation", "session", "trace", "after",
              "before", "source", "ref"}
 MEDIA = {"image", "img", "picture", "photo", "screenshot", "file", "document", "audio", "video", "attachment",
-         "image_url", "input_image", "input_file", "input_audio", "blob", "binary", "pdf"}
+         "image_url", "input_image", "input_file", "input_audio", "blob", "binary", "pdf", "inline_data", "file_data"}
 GENERIC_NAMES = {"input", "inputs", "data", "raw", "raw-traces", "raw_traces", "traces", "trace", "samples", "sample",
                  "logs", "log", "export", "exports", "dump", "sessions", "session", "records", "output", "events",
                  "transcripts", "transcript", "runs", "run", "files", "jsonl", "json", "tmp", "temp", "fixtures",
@@ -218,6 +218,7 @@ class Inferrer:
         self.native = profile.native
         self.native_rules = NATIVE_RULES.get(self.native.source) if self.native else None
         self.block_plans: dict[str, dict] = {}
+        self.key_plans: dict[str, dict] = {}  # blocks.by_key entries
         self.call_sites: set[str] = set()
 
     # -- decisions -------------------------------------------------------------------------------
@@ -398,7 +399,7 @@ class Inferrer:
 
     # -- kinds -----------------------------------------------------------------------------------
     def facts(self, kind: Kind) -> list[FieldFact]:
-        return field_facts(kind.stats, kind.count, self.p.blocks.paths)
+        return field_facts(kind.stats, kind.count, self.p.blocks.all_paths)
 
     def discriminators(self, kind: Kind) -> set:
         return {path for path, _ in kind.match}
@@ -448,7 +449,7 @@ class Inferrer:
     def text_candidates(self, kind: Kind, facts: list[FieldFact]) -> list[tuple[float, tuple, str]]:
         """(score, path, why) for fields that could be the text of a kind, best first."""
         out = []
-        blocks = [bp for bp in self.p.blocks.paths if kind.stats.get(bp) and kind.stats[bp].records]
+        blocks = [bp for bp in self.p.blocks.all_paths if kind.stats.get(bp) and kind.stats[bp].records]
         for bp in blocks:
             fill = kind.stats[bp].records / kind.count
             out.append((2.0 + fill, bp, "a list of typed content blocks"))
@@ -478,8 +479,10 @@ class Inferrer:
     # -- blocks ----------------------------------------------------------------------------------
     def blocks(self) -> dict:
         b = self.p.blocks
+        by_key = self.blocks_by_key()
         if not b.type_field:
-            return {"type_field": "type", "types": {}, "unknown": "fail"}
+            out = {"type_field": "type", "types": {}, "unknown": "fail"}
+            return {**out, "by_key": by_key} if by_key else out
         self.decide("blocks.type_field", mapping_path(b.type_field), 0.9,
                     f"lists of objects at {', '.join('`' + dotted(p) + '`' for p in b.paths)} carry "
                     f"`{dotted(b.type_field)}`")
@@ -499,9 +502,30 @@ class Inferrer:
                     types[name] = dict(spec)
                     self.decide(f"blocks.types[{name}].as", spec["as"], 0.9,
                                 f"not in the samples; {self.native.source} sessions use it")
-        return {"type_field": mapping_path(b.type_field), "types": types, "unknown": "fail"}
+        out = {"type_field": mapping_path(b.type_field), "types": types, "unknown": "fail"}
+        return {**out, "by_key": by_key} if by_key else out
 
-    def plan_block(self, name: str, bt) -> tuple[dict, float, str, list]:
+    def blocks_by_key(self) -> dict:
+        """Blocks without a type field, typed by the key they hold, in the order they are checked."""
+        b = self.p.blocks
+        if not b.by_key:
+            return {}
+        self.decide("blocks.by_key", list(b.by_key), 0.9,
+                    f"lists at {', '.join('`' + dotted(p) + '`' for p in b.key_paths)} hold objects with no type "
+                    f"field, told apart by the key they hold ({', '.join(b.by_key)})")
+        out = {}
+        for name, bt in b.by_key.items():
+            spec, conf, evidence, cands = self.plan_block(name, bt, "key")
+            chosen = self.decide(f"blocks.by_key[{name}].as", spec["as"], conf, evidence, cands)
+            if chosen != spec["as"]:
+                spec = self.block_spec_as(name, bt, chosen, "key")
+            out[name] = spec
+            self.key_plans[name] = spec
+            if spec["as"] in ("tool_call", "tool_exchange"):
+                self.call_sites.add(f"key:{name}")
+        return out
+
+    def plan_block(self, name: str, bt, site: str = "block") -> tuple[dict, float, str, list]:
         facts = field_facts(bt.stats, bt.count, [])
         facts = [f for f in facts if f.path != self.p.blocks.type_field]
         roles = name_roles(name)
@@ -512,34 +536,37 @@ class Inferrer:
         text_names = ["text", "content", "value", "thinking", "reasoning", "output", "result", "summary"]
         text = pick(facts, text_names, types=("string", "array"), min_fill=0.5) or pick(
             facts, text_names, types=("object",), min_fill=0.5)
-        linked_to = [lk for lk in self.p.links if lk.target == f"block:{name}" and not self.parentish(lk.target_path)]
+        linked_to = [lk for lk in self.p.links if lk.target == f"{site}:{name}" and self.id_link(lk)]
         n = f"{bt.count} `{name}` block(s)"
         output = self.block_output(facts, {tname.path if tname else None, args.path if args else None})
         if tname and args and output:
-            spec = self.block_spec_as(name, bt, "tool_exchange")
+            spec = self.block_spec_as(name, bt, "tool_exchange", site)
             return spec, 0.9, (f"{n} each holding a call (`{dotted(tname.path)}`, `{dotted(args.path)}`) together "
                                f"with its output `{dotted(output.path)}`"), ["tool_call", "skip"]
         if tname and (args or "tool_call" in roles):
-            spec = self.block_spec_as(name, bt, "tool_call")
+            spec = self.block_spec_as(name, bt, "tool_call", site)
             return spec, 0.95, f"{n} with a tool name `{dotted(tname.path)}`" + (
                 f" and arguments `{dotted(args.path)}`" if args else ""), ["skip"]
         if linked_to:
-            spec = self.block_spec_as(name, bt, "tool_result")
+            spec = self.block_spec_as(name, bt, "tool_result", site)
             return spec, 0.95, f"{n} whose `{dotted(linked_to[0].target_path)}` values are ids of earlier calls", [
                 "skip"]
         if "reasoning" in roles[:1]:
-            spec = self.block_spec_as(name, bt, "reasoning")
+            spec = self.block_spec_as(name, bt, "reasoning", site)
             if spec["as"] == "reasoning":
                 return spec, 0.9, f"{n} named like reasoning, text in `{spec['field']}`", ["skip"]
             return spec, 0.85, f"{n} named like reasoning but with no readable text (opaque data)", ["reasoning"]
         if "tool_result" in strong_roles(name):
-            spec = self.block_spec_as(name, bt, "tool_result")
+            spec = self.block_spec_as(name, bt, "tool_result", site)
+            if "tool_name" in spec:
+                return spec, 0.9, (f"{n} named like a tool result, no ids linking them: the oldest waiting call of "
+                                   f"the tool named in `{dotted(tuple(str(spec['tool_name']).split('.')))}`"), ["skip"]
             return spec, 0.9, f"{n} named like a tool result, no ids linking them: the oldest waiting call", ["skip"]
         if text and text.type == "string" and (text.prose > 0.1 or "text" in ws or text.name == "text"):
             return self.block_spec_as(name, bt, "text"), 0.9, f"{n} with text in `{dotted(text.path)}`", ["skip"]
         if ws & MEDIA or norm(name) in MEDIA:
             word = next((w for w in ("image", "audio", "video", "file", "document") if w in ws or w in name.lower()),
-                        "attachment")
+                        None) or media_word(bt) or "attachment"
             return {"as": "placeholder", "text": f"[{word}]"}, 0.9, f"{n}: media, kept as a `[{word}]` placeholder", [
                 "skip"]
         if text and text.type == "string":
@@ -553,10 +580,10 @@ class Inferrer:
         outs.sort(key=lambda f: (-f.fill, len(f.path)))
         return outs[0] if outs else None
 
-    def block_spec_as(self, name: str, bt, role: str) -> dict:
+    def block_spec_as(self, name: str, bt, role: str, site: str = "block") -> dict:
         facts = [f for f in field_facts(bt.stats, bt.count, []) if f.path != self.p.blocks.type_field]
         if role == "tool_exchange":
-            spec = self.block_spec_as(name, bt, "tool_call")
+            spec = self.block_spec_as(name, bt, "tool_call", site)
             spec["as"] = "tool_exchange"
             taken = {tuple(v) if isinstance(v, list) else tuple(v.split(".")) for v in (
                 spec.get(k) for k in ("tool_name", "args", "call_id")) if v}
@@ -580,10 +607,10 @@ class Inferrer:
                 spec["args"] = mapping_path(args.path)
             return spec
         if role == "tool_result":
-            content = pick(facts, ["content", "output", "result", "text", "results", "value", "data", "body"],
-                           types=("string", "array", "object"), min_fill=0.3)
+            content = pick(facts, ["content", "output", "result", "text", "results", "value", "data", "body",
+                                   "response"], types=("string", "array", "object"), min_fill=0.3)
             spec = {"as": "tool_result", "content": mapping_path(content.path if content else ("content",))}
-            links = [lk for lk in self.p.links if lk.target == f"block:{name}" and not self.parentish(lk.target_path)]
+            links = [lk for lk in self.p.links if lk.target == f"{site}:{name}" and self.id_link(lk)]
             link = links[0].target_path if links else None
             if link is None:
                 ref = pick(facts, ["tool_use_id", "tool_call_id", "call_id", "toolcallid", "id"],
@@ -591,6 +618,10 @@ class Inferrer:
                 link = ref.path if ref else None
             if link:
                 spec["result_link"] = mapping_path(link)
+            else:
+                tool = pick(facts, ["tool_name", "name", "function_name", "tool"], types=("string",), min_fill=0.8)
+                if tool and self.p.blocks and (not content or tool.path[: len(content.path)] != content.path):
+                    spec["tool_name"] = mapping_path(tool.path)  # no ids: answers the oldest call of that tool
             ok = self.ok_field(facts)
             if ok:
                 spec["ok"] = ok
@@ -608,6 +639,12 @@ class Inferrer:
         return {"as": "skip"}
 
     # -- roles -----------------------------------------------------------------------------------
+    def id_link(self, link) -> bool:
+        """A link by call id: not a parent/thread reference, not a tool name repeated by its result."""
+        names = {"name", "tool_name", "function_name", "tool", "function"}
+        return not self.parentish(link.target_path) and norm(link.target_path[-1]) not in names and norm(
+            link.source_path[-1]) not in names
+
     def parentish(self, path: tuple) -> bool:
         ws = set(words(str(path[-1])))
         return bool(ws & PARENTISH) and not ws & {"call", "tool", "use", "invocation", "function"}
@@ -671,6 +708,9 @@ class Inferrer:
                 continue
             if link.source.startswith("block:") and mapping_path(link.source_path) != self.block_plans.get(
                     link.source[6:], {}).get("call_id"):
+                continue
+            if link.source.startswith("key:") and mapping_path(link.source_path) != self.key_plans.get(
+                    link.source[4:], {}).get("call_id"):
                 continue
             found.append(link)
         if not found:
@@ -782,10 +822,11 @@ class Inferrer:
     def calls_in_blocks(self, plan: KindPlan) -> bool:
         """Whether the kind's block list holds tool calls (and no results)."""
         path = plan.text_fields[0][1] if plan.text_fields else None
-        if path not in self.p.blocks.paths:
+        if path not in self.p.blocks.all_paths:
             return False
         kinds = {spec["as"] for name, spec in self.block_plans.items()
                  if path in self.p.blocks.types[name].containers} if self.p.blocks.types else set()
+        kinds |= {spec["as"] for name, spec in self.key_plans.items() if path in self.p.blocks.by_key[name].containers}
         return bool(kinds & {"tool_call", "tool_exchange"}) and "tool_result" not in kinds
 
     def quiet_level(self, plan: KindPlan) -> str | None:
@@ -1120,6 +1161,16 @@ class Inferrer:
 # -- helpers -----------------------------------------------------------------------------------
 def nonempty(value: Any) -> bool:
     return value is not None and value != "" and value != [] and value != {}
+
+
+def media_word(bt) -> str | None:
+    """``image`` for a block whose MIME type field says ``image/png``."""
+    for path, stat in bt.stats.items():
+        if norm(path[-1]).replace("_", "") in ("mimetype", "mediatype", "contenttype"):
+            kinds = {str(v).split("/")[0].lower() for v in stat.values}
+            if len(kinds) == 1 and (word := kinds.pop()) in ("image", "audio", "video"):
+                return word
+    return None
 
 
 def label_like(stat) -> bool:

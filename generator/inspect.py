@@ -1369,24 +1369,68 @@ class BlockType:
 
 @dataclass
 class Blocks:
-    """Lists of typed content blocks: where they are, the type field and each type's fields."""
+    """Lists of typed content blocks: where they are, the type field and each type's fields.
+
+    Lists whose items have no type field but are told apart by the key they hold (Gemini
+    ``parts``: ``{"text"}``, ``{"functionCall"}``, ``{"thought": true, "text"}``) are ``by_key``
+    types, in the order a block is checked (flags such as ``thought`` first), at ``key_paths``.
+    """
 
     type_field: tuple | None = None
     paths: list = field(default_factory=list)
     types: dict = field(default_factory=dict)
+    key_paths: list = field(default_factory=list)
+    by_key: dict = field(default_factory=dict)
+
+    @property
+    def all_paths(self) -> list:
+        return [*self.paths, *self.key_paths]
 
     def to_dict(self) -> dict:
         return {"type_field": dotted(self.type_field) if self.type_field else None,
                 "paths": [dotted(p) for p in self.paths],
-                "types": [b.to_dict() for b in self.types.values()]}
+                "types": [b.to_dict() for b in self.types.values()],
+                "key_paths": [dotted(p) for p in self.key_paths],
+                "by_key": [b.to_dict() for b in self.by_key.values()]}
+
+
+BLOCK_KEYS = {"text", "thought", "thinking", "reasoning", "function_call", "function_response", "tool_call",
+              "tool_use", "tool_result", "tool_response", "inline_data", "file_data", "executable_code",
+              "code_execution_result", "image", "image_url", "audio", "video", "file", "document", "refusal"}
+NOT_BLOCK_KEYS = ROLE_FIELD_NAMES | TIME_WORDS | {"type", "kind", "id", "uuid"}
+
+
+def _key_typed(items: list[dict]) -> list[str] | None:
+    """The keys that tell untyped blocks apart, in the order to check them; None if not blocks."""
+    if not items or any(not isinstance(i, dict) for i in items):
+        return None
+    held: dict[str, list] = {}
+    for item in items:
+        if len(item) > 5 or any("_".join(words(str(k))) in NOT_BLOCK_KEYS - {"text"} for k in item):
+            return None
+        for key, value in item.items():
+            if "_".join(words(str(key))) in BLOCK_KEYS and value is not None and value is not False and value != "":
+                held.setdefault(key, []).append(value)
+    if not held:
+        return None
+    covered = sum(1 for item in items if any(k in held and item[k] not in (None, False, "") for k in item))
+    if covered < len(items):
+        return None
+    flags = [k for k, values in held.items() if all(isinstance(v, bool) for v in values)]
+    return flags + [k for k in held if k not in flags]
 
 
 def find_blocks(recs: list[Rec], stats: dict[tuple, FieldStat]) -> Blocks:
-    """Lists whose items are objects carrying a short type name: typed content blocks."""
+    """Lists whose items are objects carrying a short type name: typed content blocks.
+
+    Lists whose items carry no type name but hold one of the keys content blocks are known by
+    (``text``, ``functionCall``, ``inlineData`` ...) are blocks typed by that key.
+    """
     found = Blocks()
     lists = [p for p, s in stats.items() if s.types.get("array") and (*p, LIST) in stats
              and stats[(*p, LIST)].types.get("object")]
     type_names = Counter()
+    untyped = []
     for path in lists:
         for key in ("type", "kind", "block_type", "content_type", "object"):
             stat = stats.get((*path, LIST, key))
@@ -1395,6 +1439,10 @@ def find_blocks(recs: list[Rec], stats: dict[tuple, FieldStat]) -> Blocks:
                 type_names[key] += stat.occurrences
                 found.paths.append(path)
                 break
+        else:
+            untyped.append(path)
+    if untyped:
+        _find_key_blocks(recs, untyped, found)
     if not type_names:
         return found
     type_field = type_names.most_common(1)[0][0]
@@ -1424,6 +1472,54 @@ def find_blocks(recs: list[Rec], stats: dict[tuple, FieldStat]) -> Blocks:
         found.types[name] = BlockType(name, sum(containers[name].values()), profile_fields(items, times=False),
                                       containers[name])
     return found
+
+
+def _find_key_blocks(recs: list[Rec], paths: list[tuple], found: Blocks) -> None:
+    """Untyped block lists at ``paths`` (LIST segments allowed), typed by the keys they hold."""
+    items_at: dict[tuple, list] = defaultdict(list)
+    for rec in recs[:5000]:
+        for path in paths:
+            for value in _values_at(rec.data, path):
+                if isinstance(value, list) and len(items_at[path]) < 4000:
+                    items_at[path].extend(value)
+    order: list[str] = []
+    for path in paths:
+        keys = _key_typed(items_at[path])
+        if keys is None:
+            continue
+        found.key_paths.append(path)
+        order += [k for k in keys if k not in order]
+    if not found.key_paths:
+        return
+    flags = [k for k in order if all(isinstance(i.get(k), bool) for p in found.key_paths for i in items_at[p]
+                                     if isinstance(i, dict) and i.get(k) is not None)]
+    order = flags + [k for k in order if k not in flags]
+    by_key: dict[str, list] = defaultdict(list)
+    containers: dict[str, Counter] = defaultdict(Counter)
+    for path in found.key_paths:
+        for item in items_at[path]:
+            key = next((k for k in order if item.get(k) not in (None, False, "")), None)
+            if key is not None:
+                by_key[key].append(item)
+                containers[key][path] += 1
+    for key in order:
+        if by_key[key]:
+            found.by_key[key] = BlockType(key, len(by_key[key]), profile_fields(by_key[key][:2000], times=False),
+                                          containers[key])
+
+
+def _values_at(value: Any, path: tuple) -> list:
+    """Every value at a path whose LIST segments stand for each element of a list."""
+    nodes = [value]
+    for key in path:
+        nxt = []
+        for node in nodes:
+            if key == LIST and isinstance(node, list):
+                nxt.extend(node)
+            elif isinstance(node, dict) and key in node:
+                nxt.append(node[key])
+        nodes = nxt
+    return nodes
 
 
 @dataclass
@@ -1456,7 +1552,7 @@ def _id_sites(kinds: list[Kind], blocks: Blocks) -> list[tuple[str, tuple, list[
                 if isinstance(value, int) and not isinstance(value, bool) and "id" not in words(str(path[-1])):
                     continue
                 if isinstance(value, (str, int)) and not isinstance(value, bool) and path:
-                    if blocks.type_field and any(path[: len(p)] == p and len(path) > len(p) for p in blocks.paths):
+                    if any(path[: len(p)] == p and len(path) > len(p) for p in blocks.all_paths):
                         continue
                     if isinstance(value, str) and not token_like(value):
                         continue
@@ -1480,6 +1576,25 @@ def _id_sites(kinds: list[Kind], blocks: Blocks) -> list[tuple[str, tuple, list[
                                 per_block[(str(name), (key,))].append((value, (rec.file, rec.pos, i)))
         for (name, path), values in per_block.items():
             sites.append((f"block:{name}", path, values))
+    if blocks.by_key:
+        per_key: dict[tuple, list] = defaultdict(list)
+        order = list(blocks.by_key)
+        for kind in kinds:
+            for rec in kind.recs[:5000]:
+                for bpath in blocks.key_paths:
+                    items = [i for v in _values_at(rec.data, bpath) if isinstance(v, list) for i in v]
+                    for i, item in enumerate(items):
+                        name = next((k for k in order if isinstance(item, dict) and item.get(k) not in (None, False, "")),
+                                    None)
+                        if name is None:
+                            continue
+                        nodes: list = []
+                        _walk(item, (), nodes)
+                        for path, value in nodes:
+                            if path and isinstance(value, str) and token_like(value) and len(path) <= 3:
+                                per_key[(name, path)].append((value, (rec.file, rec.pos, i)))
+        for (name, path), values in per_key.items():
+            sites.append((f"key:{name}", path, values))
     return sites
 
 
@@ -1501,8 +1616,8 @@ def find_links(kinds: list[Kind], blocks: Blocks, stats: dict[tuple, FieldStat],
     sites = [site for site in _id_sites(kinds, blocks) if not (site[0].startswith("kind:") and site[1] == session)]
     id_sites = []
     for site, path, values in sites:
-        if site.startswith("block:"):
-            block = blocks.types.get(site[6:])
+        if site.startswith(("block:", "key:")):
+            block = (blocks.types if site.startswith("block:") else blocks.by_key).get(site.split(":", 1)[1])
             stat = block.stats.get(path) if block else None
         else:
             stat = stats.get(path)
@@ -1870,6 +1985,13 @@ def report_text(profile: Profile, show_values: bool = False) -> str:
         for block in profile.blocks.types.values():
             fields = [dotted(p) for p, st in block.stats.items() if len(p) == 1]
             add(f"  {block.name} x{block.count}: {', '.join(fields)}")
+        add("")
+    if profile.blocks.by_key:
+        add(f"Content blocks without a type field: lists at "
+            f"{', '.join('`' + dotted(p) + '`' for p in profile.blocks.key_paths)}, told apart by the key they hold")
+        for block in profile.blocks.by_key.values():
+            fields = [dotted(p) for p, st in block.stats.items() if len(p) <= 2]
+            add(f"  {block.name} x{block.count}: {', '.join(fields[:8])}")
         add("")
     add("Timestamps:")
     if not profile.times:

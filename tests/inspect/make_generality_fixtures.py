@@ -210,8 +210,65 @@ def assistants_threads() -> None:
     )
 
 
+# -- P: Gemini-style chat log: untyped parts told apart by the key they hold --------------------------
+def gemini_chats() -> None:
+    folder = ROOT / "gemini_chats" / "chats"
+    story = Story()
+    chats = {
+        "chat-a": [
+            ("user", [{"text": "What's the weather in Oslo and what time is it there?"}]),
+            ("model", [{"thought": True, "text": "Two independent lookups; I can run them together."},
+                       {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}},
+                       {"functionCall": {"name": "get_time", "args": {"zone": "Europe/Oslo"}}}]),
+            ("user", [{"functionResponse": {"name": "get_time", "response": {"time": "11:02"}}},
+                      {"functionResponse": {"name": "get_weather", "response": {"temp_c": 12, "sky": "rain"}}}]),
+            ("model", [{"text": "In Oslo it is 11:02 and 12 degrees with rain."}]),
+            ("user", [{"text": "Here is a photo of my umbrella, is it big enough?"},
+                      {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"}}]),
+            ("model", [{"thought": True, "text": "The image shows a compact umbrella."},
+                       {"text": "It is a compact one; fine for light rain, not for wind."}]),
+        ],
+        "chat-b": [
+            ("user", [{"text": "Convert 250 euros to Norwegian kroner."}]),
+            ("model", [{"functionCall": {"name": "convert_currency", "args": {"amount": 250, "from": "EUR",
+                                                                             "to": "NOK"}}}]),
+            ("user", [{"functionResponse": {"name": "convert_currency", "response": {"amount": 2905.5}}}]),
+            ("model", [{"text": "250 euros are about 2,905 Norwegian kroner."}]),
+        ],
+    }
+    t = T0
+    for chat, turns in chats.items():
+        records = []
+        for role, parts in turns:
+            t += timedelta(seconds=13)
+            records.append({"role": role, "parts": parts, "createTime": iso(t)})
+            texts = [p for p in parts if "text" in p and not p.get("thought")]
+            if texts or any("inlineData" in p for p in parts):
+                story.add(chat, "user" if role == "user" else "assistant")
+            for part in parts:
+                if part.get("thought"):
+                    story.add(chat, "reasoning")
+                elif "functionCall" in part:
+                    story.add(chat, "tool_calls")
+                elif "functionResponse" in part:
+                    story.add(chat, "tool")
+        jsonl(folder / f"{chat}.jsonl", records)
+    decisions(
+        folder, "A Gemini-style chat log: `parts` lists without a type field; a part is told by the key it "
+        "holds (text, functionCall, functionResponse, inlineData, and `thought: true` beside text). "
+        "Function responses carry the tool name but no call id, and come in another order than the calls.",
+        ["untyped content blocks", "results linked by tool name"],
+        {"session.by": "file", "timestamps.fields": ["createTime"], "kinds[role=user].role": "user",
+         "kinds[role=model].role": "assistant", "kinds[role=user].content": ["parts"],
+         "blocks.by_key[thought].as": "reasoning", "blocks.by_key[text].as": "text",
+         "blocks.by_key[functionCall].as": "tool_call", "blocks.by_key[functionResponse].as": "tool_result",
+         "blocks.by_key[inlineData].as": "placeholder"},
+        story.expect(),
+    )
+
+
 def main() -> None:
-    for make in (step_log, bot_platform, assistants_threads):
+    for make in (step_log, bot_platform, assistants_threads, gemini_chats):
         make()
     print(f"wrote fixtures under {ROOT}")
 

@@ -133,3 +133,23 @@ def test_assistants_run_steps_keep_each_output_after_its_call(tmp_path):
     assert [r for _, r, _ in results] == ['{"status": "shipped", "carrier": "DHL"}',
                                           '{"status": "packing", "eta": "2026-05-20"}',
                                           '{"status": "shipped", "eta": "2026-05-18"}', '{"cancelled": true}']
+
+
+# -- gap 4: blocks without a type field, told apart by the key they hold ---------------------------
+def test_gemini_parts_are_typed_by_key_and_results_answer_the_call_of_their_tool(tmp_path):
+    case = FIXTURES / "gemini_chats" / "chats"
+    inf = inference(samples(case))
+    by_key = inf.mapping["blocks"]["by_key"]
+    assert list(by_key)[:2] == ["thought", "text"], "the flag is checked before the text it goes with"
+    assert by_key["functionResponse"] == {"as": "tool_result", "content": "functionResponse.response",
+                                          "tool_name": "functionResponse.name"}
+    assert by_key["inlineData"] == {"as": "placeholder", "text": "[image]"}
+    code, output, sessions = render_and_read(inf.mapping, samples(case), tmp_path / "cleaner")
+    assert code == 0, output
+    first = sessions[0]
+    calls = {c["id"]: c["name"] for r in first if r.get("tool_calls") for c in r["tool_calls"]}
+    answered = [(calls[r["tool_call_id"]], r["content"]) for r in first if r["role"] == "tool"]
+    assert answered == [("get_time", '{"time":"11:02"}'), ("get_weather", '{"temp_c":12,"sky":"rain"}')]
+    assert [r["content"] for r in first if r["role"] == "reasoning"] == [
+        "Two independent lookups; I can run them together.", "The image shows a compact umbrella."]
+    assert "Here is a photo of my umbrella, is it big enough?\n[image]" in [r.get("content") for r in first]

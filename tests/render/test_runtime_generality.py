@@ -86,3 +86,74 @@ def test_text_after_exchange_blocks_follows_their_results():
     assert [r["role"] for r in out] == ["meta", "assistant", "tool", "assistant"]
     assert out[3]["content"] == "The answer is 42."
     assert json.loads(out[1]["tool_calls"][0]["args"]) == {}
+
+
+# -- blocks typed by the key they hold ------------------------------------------------------------
+PARTS = {
+    "kinds": [
+        {"name": "user", "match": {"role": "user"}, "role": "user", "content": "parts"},
+        {"name": "model", "match": {"role": "model"}, "role": "assistant", "content": "parts"},
+    ],
+    "blocks": {"by_key": {
+        "thought": {"as": "reasoning", "field": "text"},
+        "text": {"as": "text", "field": "text"},
+        "functionCall": {"as": "tool_call", "call_id": "functionCall.id", "tool_name": "functionCall.name",
+                         "args": "functionCall.args"},
+        "functionResponse": {"as": "tool_result", "content": "functionResponse.response",
+                             "result_link": "functionResponse.id", "tool_name": "functionResponse.name"},
+        "inlineData": {"as": "placeholder", "text": "[image]"},
+    }},
+    "timestamps": {"fields": ["time"]},
+}
+
+
+def turn(role: str, *parts: dict, time: str = "2026-05-16T09:00:00Z") -> dict:
+    return {"role": role, "parts": list(parts), "time": time}
+
+
+def test_untyped_parts_are_read_by_the_key_they_hold():
+    out = build(PARTS, [
+        turn("user", {"text": "Weather in Oslo?"}, {"inlineData": {"mimeType": "image/png", "data": "iVBOR"}}),
+        turn("model", {"thought": True, "text": "I should call the weather tool."},
+             {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}),
+        turn("user", {"functionResponse": {"name": "get_weather", "response": {"temp_c": 12}}}),
+        turn("model", {"text": "12 degrees.", "thought": False}),
+    ])
+    assert [(r["role"], r.get("content")) for r in out[1:]] == [
+        ("user", "Weather in Oslo?\n[image]"), ("reasoning", "I should call the weather tool."),
+        ("assistant", None), ("tool", '{"temp_c":12}'), ("assistant", "12 degrees.")]
+    assert out[3]["tool_calls"] == [{"id": "call_1", "name": "get_weather", "args": '{"city":"Oslo"}'}]
+    assert out[4]["tool_call_id"] == "call_1"
+
+
+def test_results_without_ids_answer_the_oldest_waiting_call_of_their_tool():
+    out = build(PARTS, [
+        turn("model", {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}},
+             {"functionCall": {"name": "get_time", "args": {"zone": "Europe/Oslo"}}},
+             {"functionCall": {"name": "get_weather", "args": {"city": "Porto"}}}),
+        turn("user", {"functionResponse": {"name": "get_time", "response": {"time": "11:00"}}},
+             {"functionResponse": {"name": "get_weather", "response": {"temp_c": 12}}},
+             {"functionResponse": {"name": "unknown_tool", "response": {"temp_c": 21}}}),
+    ])
+    calls = {c["id"]: (c["name"], c["args"]) for c in out[1]["tool_calls"]}
+    answers = [(calls[r["tool_call_id"]], r["content"]) for r in out[2:]]
+    assert answers == [(("get_time", '{"zone":"Europe/Oslo"}'), '{"time":"11:00"}'),
+                       (("get_weather", '{"city":"Oslo"}'), '{"temp_c":12}'),
+                       (("get_weather", '{"city":"Porto"}'), '{"temp_c":21}')]
+
+
+def test_results_with_ids_still_link_by_id_and_typed_blocks_keep_their_type():
+    mapping = {**PARTS, "blocks": {**PARTS["blocks"], "types": {"text": {"as": "text", "field": "text"}}}}
+    out = build(mapping, [
+        turn("model", {"functionCall": {"id": "a", "name": "f", "args": {}}},
+             {"functionCall": {"id": "b", "name": "f", "args": {}}}),
+        turn("user", {"functionResponse": {"id": "b", "name": "f", "response": "B"}},
+             {"type": "text", "text": "typed", "functionCall": {"name": "ignored"}}),
+    ])
+    assert [(r["role"], r.get("tool_call_id"), r.get("content")) for r in out[2:]] == [
+        ("tool", "b", "B"), ("user", None, "typed")]
+
+
+def test_a_list_with_an_item_holding_no_known_key_is_not_read_as_blocks():
+    out = build(PARTS, [turn("user", {"text": "hi"}, {"videoMetadata": {"fps": 2}})])
+    assert out[1]["content"] == '[{"text":"hi"},{"videoMetadata":{"fps":2}}]'

@@ -322,6 +322,8 @@ class Converter:
         blocks = mapping["blocks"]
         self.block_type = compile_path(blocks["type_field"])
         self.blocks = {name: Block.compile(spec) for name, spec in (blocks.get("types") or {}).items()}
+        # blocks without the type field are typed by the first of these keys they hold
+        self.by_key = [(key, Block.compile(spec)) for key, spec in (blocks.get("by_key") or {}).items()]
         self.unknown_blocks = blocks.get("unknown", "fail")
         ts = mapping["timestamps"]
         self.ts_fields = compile_paths(ts["fields"])
@@ -397,11 +399,31 @@ class Converter:
         return "keys " + ", ".join(sorted(map(str, record)))[:200]
 
     def is_block_list(self, value: Any) -> bool:
-        return (
-            isinstance(value, list)
-            and bool(value)
-            and all(isinstance(item, dict) and get_path(item, self.block_type) is not MISSING for item in value)
-        )
+        if not isinstance(value, list) or not value:
+            return False
+        if self.by_key:
+            return all(isinstance(item, dict) and (get_path(item, self.block_type) is not MISSING
+                                                   or self._held_key(item) is not None) for item in value)
+        return all(isinstance(item, dict) and get_path(item, self.block_type) is not MISSING for item in value)
+
+    def _held_key(self, item: dict) -> tuple[str, Block] | None:
+        """The first ``blocks.by_key`` entry whose key the block holds (present, not null/false/empty)."""
+        for key, block in self.by_key:
+            held = item.get(key)
+            if held is not None and held is not False and held != "":
+                return key, block
+        return None
+
+    def block_of(self, item: dict) -> tuple[str, Block | None]:
+        """A block's type name and its compiled entry: by the type field, else by the key it holds."""
+        value = get_path(item, self.block_type)
+        if value is MISSING:
+            held = self._held_key(item) if self.by_key else None
+            if held is not None:
+                return held
+            return "(no type field; keys " + ", ".join(sorted(map(str, item)))[:80] + ")", None
+        name = _block_name(value)
+        return name, self.blocks.get(name)
 
     def to_text(self, value: Any) -> str | None:
         """Any raw content as one plain string: text blocks joined, structures as compact JSON."""
@@ -412,7 +434,7 @@ class Converter:
         if self.is_block_list(value):
             parts = []
             for item in value:
-                block = self.blocks.get(_block_name(get_path(item, self.block_type)))
+                block = self.block_of(item)[1]
                 if block is None:
                     parts.append(compact(item))
                 elif block.kind in ("text", "reasoning", "tool_result", "tool_exchange"):
@@ -487,6 +509,7 @@ class SessionBuilder:
         self.by_original: dict[str, list[str]] = {}
         self.answered: set[str] = set()
         self.originals: dict[str, str] = {}
+        self.call_names: dict[str, Any] = {}  # call id -> the raw tool name, for results linked by name
         self.synthesised = 0
         self.size = 0  # characters of output so far, for the session size limit
 
@@ -569,14 +592,16 @@ class SessionBuilder:
             call_id = self._new_call_id(raw_id)  # after everything that can fail: ids stay consistent
             out.append({"id": call_id, "name": self.c.privacy.redact(name), "args": text})
             ids.append(call_id)
+            self.call_names[call_id] = name
         if out:
             self._emit({"role": "assistant", "content": None, "tool_calls": out}, ts)
         return ids
 
     def _emit_result(
-        self, link: Any, content: str | None, ok: bool | None, ts: str | None, where: Where, exact: str | None = None
+        self, link: Any, content: str | None, ok: bool | None, ts: str | None, where: Where, exact: str | None = None,
+        name: Any = None,
     ) -> None:
-        call_id = self._answer(link, where, exact)
+        call_id = self._answer(link, where, exact, name)
         if call_id is None:
             return
         text = content or ""
@@ -615,7 +640,9 @@ class SessionBuilder:
         self.originals[call_id] = original
         return call_id
 
-    def _answer(self, link: Any, where: Where, exact: str | None = None) -> str | None:
+    def _answer(self, link: Any, where: Where, exact: str | None = None, name: Any = None) -> str | None:
+        """The id of the call a result answers: by its link, else by the tool name it gives (the oldest
+        unanswered call of that tool), else the oldest unanswered call."""
         if exact is not None:
             self._mark_answered(exact)
             return exact
@@ -624,8 +651,13 @@ class SessionBuilder:
         if not isinstance(link, str) or not link:
             if not self.unanswered:
                 return self._orphan("tool result with no link and no unanswered call", where)
-            call_id = self.unanswered[0]
-            self.stats.repair("results linked to the oldest unanswered call")
+            named = [c for c in self.unanswered if self.call_names.get(c) == name] if isinstance(name, str) else []
+            if named:
+                call_id = named[0]
+                self.stats.repair("results linked by tool name to the oldest unanswered call of that tool")
+            else:
+                call_id = self.unanswered[0]
+                self.stats.repair("results linked to the oldest unanswered call")
         else:
             waiting = self.by_original.get(link) or []
             if not waiting:
@@ -661,7 +693,8 @@ class SessionBuilder:
 
     def _tool_result(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
         content = self.c.to_text(first_present(record, kind.content))
-        self._emit_result(first_present(record, kind.result_link), content, read_ok(record, kind.ok), ts, where)
+        self._emit_result(first_present(record, kind.result_link), content, read_ok(record, kind.ok), ts, where,
+                          name=first_present(record, kind.tool_name))
 
     def _tool_exchange(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
         before = len(self.records)
@@ -693,8 +726,7 @@ class SessionBuilder:
                 outputs.clear()
 
         for item in blocks:
-            name = _block_name(get_path(item, c.block_type))
-            block = c.blocks.get(name)
+            name, block = c.block_of(item)
             if block is None:
                 if c.unknown_blocks == "skip":
                     self.stats.skip(f"unknown block type {name!r}", where)
@@ -724,7 +756,8 @@ class SessionBuilder:
             elif block.kind == "tool_result":
                 flush()
                 content = c.to_text(first_present(item, block.field))
-                self._emit_result(first_present(item, block.result_link), content, read_ok(item, block.ok), ts, where)
+                self._emit_result(first_present(item, block.result_link), content, read_ok(item, block.ok), ts, where,
+                                  name=first_present(item, block.tool_name))
         flush()
 
     # -- output --------------------------------------------------------------------------------

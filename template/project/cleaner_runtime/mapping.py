@@ -28,7 +28,7 @@ DEFAULTS: dict[str, Any] = {
     },
     "meta": {"cwd": [], "git_branch": [], "model": []},
     "unknown_kinds": "fail",
-    "blocks": {"type_field": "type", "types": {}, "unknown": "fail"},
+    "blocks": {"type_field": "type", "types": {}, "by_key": {}, "unknown": "fail"},
     "tools": {"error_prefix": "", "orphan_results": "skip"},
     "sessions": {"without_user": "keep", "without_assistant": "keep"},
     "privacy": {
