@@ -188,6 +188,16 @@ def test_url_password_only_password_goes():
     assert out == "postgres://app:[REDACTED:url-password]@db.internal:5432/app"
 
 
+def test_context_before_a_secret_is_still_scanned():
+    text = ('curl -H "Authorization: Bearer abcDEF123456ghiJKL789" -u admin:S3cr3tPw9 '
+            "https://x/api -H 'X-Api-Key: Zx81Kq72Lm63Np54Ob45'")
+    r = Redactor()
+    out = r.redact(text)
+    assert out == ('curl -H "Authorization: Bearer [REDACTED:bearer-token]" -u admin:[REDACTED:password] '
+                   "https://x/api -H 'X-Api-Key: [REDACTED:api-key]'")
+    assert r.counts == Counter({"bearer-token": 1, "password": 1, "api-key": 1})
+
+
 def test_json_escaped_authorization_header():
     raw = json.dumps({"cmd": 'curl -H "Authorization: Bearer abcDEF123456ghiJKL789" https://x'})
     out = Redactor().redact(raw)

@@ -22,14 +22,16 @@ secret in half and leave the other half readable.
 Design
 ------
 
-* One combined compiled regex.  Every detector starts with a known set of
-  first characters; the alternation is grouped by that first character
-  (``A(?:KIA..|Iza..|ccountKey..)|g(?:h[pousr]_..|lpat-..)|...``) so ``re``
-  derives a first-character prefilter and at each candidate position only
-  tries the detectors that can start there.
-* An exact prefilter: each detector declares literal hints (lower-cased
-  substrings that every match contains).  If none occurs in ``text.lower()``
-  the text is returned untouched without running the big regex.
+* One combined compiled regex: an alternation of all detectors with named
+  groups, grouped by first character
+  (``A(?:KIA..|Iza..)|g(?:h[pousr]_..|lpat-..)|p(?:ass..)|...``).
+* An exact prefilter picks the positions where it is tried: every detector
+  declares how its matches start (a literal anchor such as ``ghp_``,
+  ``pass`` or ``://``, or "a run of 16+ token characters"), found with C-speed
+  ``bytes.find`` / ``bytes.translate`` scans, and ``rx.match`` runs only
+  there.  Text without any anchor or long run is returned untouched.
+  (``re`` has no jump table for alternations: ``rx.search`` over ~60
+  first-character branches would run at ~1 MB/s.)
 * Works on raw text, JSON-escaped text (any nesting depth: ``\\"``,
   ``\\\\\\"``, ``\\n``, ``\\u0026``), URL-encoded text (``%3D``, ``%22``,
   ``%3A%2F%2F``) and HTML-escaped quotes (``&quot;``).  Replacements never
@@ -108,12 +110,11 @@ _UV_CHAR = (
     r"|%(?!2[0267Cc]|3[BbCcEe]|5[Dd]|7[Dd]|0[AaDd])[0-9A-Fa-f]{2}|%(?![0-9A-Fa-f]{2}))"
 )
 
+_UV_CAP = 128
+_WS_RE = re.compile(r"\s")
+_UV_MORE_RE = re.compile(_UV_CHAR + "*+", re.ASCII)
+
 _SEP = r"(?:=>|:=|=(?!=)|:(?!:)|%3[DdAa]|\\u003[dDaA])"
-
-
-def _ci(word: str) -> str:
-    """Case-insensitive literal (ASCII)."""
-    return "(?i:" + re.escape(word) + ")"
 
 
 # ---------------------------------------------------------------------------
@@ -141,17 +142,16 @@ _KNOWN_EXAMPLES = frozenset(
 )
 
 # Unmistakable placeholders: masks, variable references, templates, brackets.
-_MASK = r"x{5,}|X{5,}|\*{3,}|\.{3}|\u2026|<[^>]*>|\{\{|\$\{|%\(|EXAMPLE|\[REDACTED"
-_MASK_RE = re.compile(_MASK, _FLAGS)
-_STRONG_PLACEHOLDER_RE = re.compile(
-    _MASK + r"|^\$\(?[A-Za-z_]|^\{\w*\}$|^%[sdr]$|^[<\[{]",
-    _FLAGS,
-)
-# Placeholder words; for random-looking tokens they only count when the value
-# is not a mix of upper case, lower case and digits (real keys are).
+# (every alternative starts with a literal, so re can skip ahead quickly)
+_MASK_RE = re.compile(
+    r"xxxxx|XXXXX|\*\*\*|\.\.\.|\u2026|<[^>]*>|\{\{|\$\{|%\(|EXAMPLE|\[REDACTED", _FLAGS)
+_LEADING_PLACEHOLDER_RE = re.compile(r"\$\(?[A-Za-z_]|\{\w*\}\Z|%[sdr]\Z|[<\[{]", _FLAGS)
+# Placeholder words (matched on the lower-cased value); for random-looking
+# tokens they only count when the value is not a mix of upper case, lower
+# case and digits (real keys are).
 _WORD_PLACEHOLDER_RE = re.compile(
-    r"(?i:your|example|placeholder|replace[_-]?me|change[_-]?me|changeit|dummy"
-    r"|redacted|xxxx|insert[_-]|[_-]here\b|goes[_-]?here|todo|fixme|lorem|sample)",
+    r"your|example|placeholder|replace[_-]?me|change[_-]?me|changeit|dummy"
+    r"|redacted|xxxx|insert_|insert-|_here\b|-here\b|goes_?here|goes-here|todo|fixme|lorem|sample",
     _FLAGS,
 )
 
@@ -170,16 +170,15 @@ _PLACEHOLDER_WORDS = frozenset(
 _CODE_CHAIN_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\Z", _FLAGS)
 
 
+_LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGIT = frozenset("0123456789")
+
+
 def _categories(v: str) -> int:
-    low = up = dig = False
-    for ch in v:
-        if "a" <= ch <= "z":
-            low = True
-        elif "A" <= ch <= "Z":
-            up = True
-        elif "0" <= ch <= "9":
-            dig = True
-    return low + up + dig
+    """How many of lower case, upper case and digits occur in ``v``."""
+    cs = set(v)
+    return (not cs.isdisjoint(_LOWER)) + (not cs.isdisjoint(_UPPER)) + (not cs.isdisjoint(_DIGIT))
 
 
 def _is_placeholder(v: str, *, strict_words: bool = False) -> bool:
@@ -195,9 +194,9 @@ def _is_placeholder(v: str, *, strict_words: bool = False) -> bool:
         return True
     if len(set(v)) <= 2:  # "aaaa", "****", "0000", "-"
         return True
-    if _STRONG_PLACEHOLDER_RE.search(v) is not None:
+    if _LEADING_PLACEHOLDER_RE.match(v) is not None or _MASK_RE.search(v) is not None:
         return True
-    if _WORD_PLACEHOLDER_RE.search(v) is None:
+    if _WORD_PLACEHOLDER_RE.search(v.lower()) is None:
         return False
     return strict_words or _categories(v) < 3
 
@@ -206,7 +205,7 @@ def _token_ok(body: str, *, min_distinct: int = 6, cats: int = 2) -> bool:
     """Shape check for the random part of a prefixed vendor token."""
     if body in _KNOWN_EXAMPLES or _MASK_RE.search(body):
         return False
-    if _WORD_PLACEHOLDER_RE.search(body) and _categories(body) < 3:
+    if _WORD_PLACEHOLDER_RE.search(body.lower()) and _categories(body) < 3:
         return False
     if len(set(body)) < min_distinct:
         return False
@@ -367,11 +366,32 @@ def _discord_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str |
 _PEM_B64_RE = re.compile(r"[A-Za-z0-9+/]{16,}", _FLAGS)
 
 
-def _pem_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
-    body = text[s:e]
+_PEM_END_RE = re.compile(r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----", _FLAGS)
+# a block cut short (head -5 key.pem, truncated output): base64 lines and
+# Proc-Type/DEK-Info headers, raw or escaped line breaks
+_PEM_BODY_RE = re.compile(r"(?:[A-Za-z0-9+/=:,\- \t\r\n]|\\+[nr])*+", _FLAGS)
+_PEM_MAX = 20000
+
+
+def _pem_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str, int, int] | None:
+    """The whole block: up to its END line, else up to the end of the base64."""
+    limit = min(len(text), e + _PEM_MAX)
+    nxt = text.find("-----BEGIN", e, limit)
+    if nxt >= 0:
+        limit = nxt
+    end = text.find("-----END", e, limit)
+    em = _PEM_END_RE.match(text, end) if end >= 0 else None
+    stop = em.end() if em is not None else _PEM_BODY_RE.match(text, e, limit).end()
+    body = text[e:stop]
     if sum(len(x) for x in _PEM_B64_RE.findall(body)) < 40:
         return None  # "-----BEGIN PRIVATE KEY-----\n...\n-----END..." placeholder
-    return "private-key"
+    if em is None:  # don't swallow the escape that ends the last line
+        while stop > e and text[stop - 1] in " \t\r\n\\":
+            if text[stop - 1] in "nr" and text[stop - 2] == "\\":
+                stop -= 2
+            else:
+                stop -= 1
+    return ("private-key", s, stop)
 
 
 def _webhook_check(cls: str) -> _Check:
@@ -384,15 +404,20 @@ def _webhook_check(cls: str) -> _Check:
     return check
 
 
-_NETRC_RE = re.compile(r"(?i:login)[ \t]+\S+\s+\Z", _FLAGS)
+_NETRC_RE = re.compile(r"login[ \t]+\S+\s+\Z", _FLAGS)
 
 
 def _sql_netrc_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
     v = text[s:e]
     if _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
         return None
-    if m.group(p + "n") is not None and not _NETRC_RE.search(text, max(0, m.start() - 200), m.start()):
-        return None  # unquoted: only after "login <user>" (.netrc)
+    if m.group(p + "n") is not None:  # unquoted: only after "login <user>" (.netrc)
+        if v[0] == "-":
+            return None
+        lo = max(0, m.start() - 200)
+        i = text[lo:m.start()].lower().rfind("login")
+        if i < 0 or not _NETRC_RE.match(text[lo:m.start()].lower(), i):
+            return None
     return "password"
 
 
@@ -474,6 +499,16 @@ def _iban_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[st
     return ("iban", s, end)
 
 
+def _email_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    labels = text[text.index("@", s) + 1:e].split(".")
+    tld = labels[-1]
+    if not (2 <= len(tld) <= 24 and tld.isalpha()):
+        return None  # lodash@4.17.21, user@localhost
+    if any(lab[0] == "-" or lab[-1] == "-" for lab in labels):
+        return None
+    return "email"
+
+
 def _phone_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
     digits = sum(c.isdigit() for c in text[s:e])
     if not 7 <= digits <= 15:
@@ -532,7 +567,12 @@ _TYPE_SUFFIX_RE = re.compile(r"(?i:str|string|bytes|int|bool|any|none|null)\??\Z
 
 
 def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend: int,
-              sep: str | None) -> bool:
+              sep: str | None, partial: bool = False) -> bool:
+    """Whether ``value`` (assigned to ``key``) is a secret worth redacting.
+
+    ``partial``: ``value`` is only the first part of a long unquoted value;
+    the checks that need its end are skipped (the caller re-checks).
+    """
     v = value
     if _is_placeholder(v) or _URL_VALUE_RE.match(v):
         return False  # placeholders; URLs (their credentials are url-password's job)
@@ -546,9 +586,9 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
         if sep == " " and (v[0] == "-" or (v.isalpha() and v.islower())):
             return False  # "--no-password --verbose", "the --password option"
         nxt = text[vend:vend + 1]
-        if nxt in ("(", "["):
+        if nxt in ("(", "[") and not partial:
             return False  # function call / subscript: code, not a value
-        if _CODE_CHAIN_RE.match(v) and not any(c.isdigit() for c in v):
+        if not partial and _CODE_CHAIN_RE.match(v) and not any(c.isdigit() for c in v):
             # identifier or dotted attribute chain without digits
             if "." in v or "_" in v.strip("_") or lv.endswith(
                     ("pass", "password", "passwd", "pwd", "token", "secret", "key")):
@@ -560,7 +600,7 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
             if (sep in ("=", ":=", "=>") and key == key.lower()
                     and text[vend - len(v) - 1:vend - len(v)] in (" ", "\t")):
                 return False
-        if sep in (":", "%3A", "%3a", "\\u003a", "\\u003A") or sep is None:
+        if not partial and (sep in (":", "%3A", "%3a", "\\u003a", "\\u003A") or sep is None):
             # YAML / header style: value must end the line (not prose)
             j = vend
             if j < len(text) and text[j] in "\"'`":
@@ -581,7 +621,7 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
             return False  # a path (PWD=/home/user, password_file paths)
         return quoted or _TYPE_SUFFIX_RE.match(v) is None
     # tokens, keys, secrets: no whitespace, long enough, random-looking
-    if len(v) < 8 or any(c.isspace() for c in v) or "\\" in v:
+    if len(v) < 8 or "\\" in v or _WS_RE.search(v):
         return False
     if v.isdigit():
         return len(v) >= 16
@@ -656,11 +696,35 @@ def _is_placeholder_user_pw(user: str, pw: str) -> bool:
     return user.lower() == pw.lower() and user.lower() in ("user", "username", "login", "name")
 
 
-def _curl_user_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
-    v = text[s:e]
-    if _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS or v.isdigit():
+def _cmd_flag_check(cls: str, commands: dict[str, str], *, min_len: int = 1) -> _Check:
+    """A credential flag (-p, -a, -u, -b) that only counts after one of
+    ``commands`` earlier on the same line (``mysql -u root -pXXX``,
+    ``redis-cli -a XXX``, ``curl -u user:XXX``).  ``commands`` maps a literal
+    found with ``rfind`` to the full regex it must match there; a value
+    separated from its flag by blanks needs a command listed in ``spaced``."""
+    full = {lit: re.compile(rx + r"(?![\w-])", _FLAGS) for lit, rx in commands.items()}
+
+    def check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+        v = text[s:e]
+        if len(v) < min_len or _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS or v.isdigit():
+            return None
+        flag = m.start()
+        esc = text.rfind("\\n", 0, flag)  # a JSON-escaped line break ends the line too
+        line = max(text.rfind("\n", 0, flag) + 1, esc + 2 if esc >= 0 else 0, flag - 2000)
+        spaced = text[flag + 2:flag + 3] in (" ", "\t") and text[flag + 1] == "p"
+        for lit, rx in full.items():
+            if spaced and lit != "sshpass":
+                continue  # mysql -p <db>: a blank after -p means "prompt"
+            i = text.rfind(lit, line, flag)
+            while i >= 0:
+                cm = rx.match(text, i)
+                if cm is not None and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "-_")):
+                    between = text[cm.end():flag]
+                    if not any(c in between for c in "|;&") and (lit != "sshpass" or not between.strip()):
+                        return cls
+                i = text.rfind(lit, line, i)
         return None
-    return "password"
+    return check
 
 
 def _telegram_left() -> re.Pattern[str]:
@@ -687,11 +751,6 @@ def _azure_cs_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str 
 # Detector table (order matters within a first character: earlier wins)
 # ---------------------------------------------------------------------------
 
-_B62 = "[A-Za-z0-9]"
-_B64URL = "[A-Za-z0-9_-]"
-_B64 = "[A-Za-z0-9+/]"
-_HEX = "[0-9a-fA-F]"
-
 
 def _keyword_tail() -> str:
     """Tail after a secret-ish keyword: quote, separator, value."""
@@ -703,8 +762,10 @@ def _keyword_tail() -> str:
         r"|(?P<@@nl>(?:\r?\n|\\r?\\n)[ \t]*(?:-[ \t]*)?(?i:value)[ \t]*:))"
         r"[ \t]*"
         r"(?!-----)"
-        rf"(?:(?P<@@vq>{_Q})(?P<@@qv>(?:(?!(?P=@@vq))[^\r\n]){{1,4096}}?)(?P=@@vq)"
-        rf"|(?P<@@uv>{_UV_CHAR}{{1,4096}}+))"
+        # (lazy single-character repeats: sre saves no group state per step)
+        rf"(?:(?P<@@vq>{_Q})(?P<@@qv>[^\r\n]{{1,4096}}?)(?P=@@vq)"
+        # capped so a rejected candidate costs little; the check extends it
+        rf"|(?P<@@uv>{_UV_CHAR}{{1,{_UV_CAP}}}+))"
     )
 
 
@@ -778,15 +839,22 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
     if kind == "session-id" and _UUID_RE.match(text, s, e):
         return None  # agent/session metadata ids, not web session cookies
     quoted = m.group(p + "vq") is not None
-    value = text[s:e]
     sep = m.group(p + "sep")
     if sep is None and m.group(p + "ws") is not None:
         sep = " "  # --flag value
+    if not quoted and e - s >= _UV_CAP:
+        # a long unquoted value: judge its head first (cheap rejection of
+        # "api_key=api_key=..." floods), then take the rest of it
+        if not _value_ok(kind, key, text[s:e], quoted=False, text=text, vend=e, sep=sep,
+                         partial=True):
+            return None
+        e = _UV_MORE_RE.match(text, e).end()
+    value = text[s:e]
     if sep == ":" and m.group(p + "kq") is None and text[m.start(p + "sep") - 1] in " \t":
         return None  # "Pass :meth:`peek`": YAML keys touch their colon
     if not _value_ok(kind, key, value, quoted=quoted, text=text, vend=e, sep=sep):
         return None
-    return kind
+    return (kind, s, e)
 
 
 def _build_detectors() -> list[_Det]:
@@ -794,23 +862,19 @@ def _build_detectors() -> list[_Det]:
     add = d.append
 
     # ---- private keys (whole block, raw or escaped) ----
-    pem_end = r"-----END[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-    add(_Det(
-        "private-key", "-",
-        r"----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-        rf"(?:(?s:.{{0,20000}}?){pem_end}"
-        r"|(?:[A-Za-z0-9+/=:,\- \t\r\n\\]|\\[nr]){0,20000})",
-        ("-----begin",), check=_pem_check, lb=None))
+    # the regex matches the header; the check finds the end of the block
+    add(_Det("private-key", "-", r"----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----",
+             ("-----begin",), check=_pem_check, lb=None))
     add(_Det(
         "private-key", "P",
-        r"rivate-Lines:[ \t]*\d+(?:(?:\r?\n|\\r?\\n|\\\\r?\\\\n)[A-Za-z0-9+/=]{4,})+",
+        r"rivate-Lines:[ \t]*\d+(?:(?:\r?\n|\\r?\\n|\\\\r?\\\\n)[A-Za-z0-9+/=]{4,}+)++",
         ("private-lines",), lb=None))
     add(_tok("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", strip=15, cats=1))
 
     # ---- cloud ----
     add(_Det("aws-access-key-id", "A", r"(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}[A-Za-z0-9]*",
              (), check=_aws_id_check, run=True, lb=_LBR))
-    aws_b64 = r"(?:[A-Za-z0-9/+=]|%2[BbFf]|%3[Dd]){80,}"
+    aws_b64 = r"(?:[A-Za-z0-9/+=]|%2[BbFf]|%3[Dd]){80,}+"
     add(_tok("aws-session-token", r"IQoJb3JpZ2luX2Vj" + aws_b64, strip=16))
     add(_tok("aws-session-token", r"FwoGZXIvYXdz[A-Za-z0-9]{4}" + aws_b64, strip=12))
     add(_Det("url-signature", "sS",
@@ -821,7 +885,7 @@ def _build_detectors() -> list[_Det]:
     add(_tok("gcp-refresh-token", r"1//0[0-9A-Za-z_-]{30,}", anchors=("1//0",), strip=4))
     add(_tok("gcp-client-secret", r"GOCSPX-[0-9A-Za-z_-]{24,}", strip=7))
     add(_Det("azure-sas-signature", "s",
-             r"ig=(?P<@@s>(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2}){30,})",
+             r"ig=(?P<@@s>(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2}){30,}+)",
              ("sig=",), secret=("s",),
              check=_simple_value_check("azure-sas-signature", 30, 2),
              lb=r"(?:(?<=[?&;\s\"'`]s)|(?<=%26s)|(?<=\\u0026s)|(?<=&amp;s))"))
@@ -909,8 +973,9 @@ def _build_detectors() -> list[_Det]:
              (":/", ":\\/"), secret=("s",), check=_url_pw_check, lb=None,
              contextual=True))
     add(_Det("url-password", "%",
-             r"3[Aa]%2[Ff]%2[Ff](?P<@@user>(?:(?!%3[Aa]|%40|%2[Ff])[^\s&\"'%]|%[0-9A-Fa-f]{2})"
-             r"{0,128}?)%3[Aa](?P<@@s>(?:(?!%40|%2[Ff])[^\s&\"'%]|%[0-9A-Fa-f]{2}){1,256}?)%40",
+             r"3[Aa]%2[Ff]%2[Ff]"
+             r"(?P<@@user>(?:[^\s&\"'%]|%(?!3[Aa]|40|2[Ff])[0-9A-Fa-f]{2}){0,128}+)%3[Aa]"
+             r"(?P<@@s>(?:[^\s&\"'%]|%(?!40|2[Ff])[0-9A-Fa-f]{2}){1,256}+)%40",
              ("%3a%2f%2f",), secret=("s",), check=_url_pw_check, lb=None, contextual=True))
 
     # ---- HTTP auth / cookies ----
@@ -929,9 +994,11 @@ def _build_detectors() -> list[_Det]:
     cookie_tail = (
         rf"(?:{_Q})?[ \t]*:[ \t]*(?:{_Q})?[ \t]*"
         # name=value pairs and attributes ("; Path=/; HttpOnly"), or one opaque value
-        r"(?P<@@s>[^\s;=,\"'`\\]+=[^\s;\"'`\\]*"
-        r"(?:;[ \t]*[^\s;=,\"'`\\]+(?:=[^\s;\"'`\\]*)?)*"
-        r"|[^\s;\"'`\\]{8,})"
+        # possessive: a repeated group in this big pattern would otherwise save
+        # the state of every capture group on each iteration
+        r"(?P<@@s>[^\s;=,\"'`\\]++=[^\s;\"'`\\]*+"
+        r"(?:;[ \t]*+[^\s;=,\"'`\\]++(?:=[^\s;\"'`\\]*+)?+)*+"
+        r"|[^\s;\"'`\\]{8,}+)"
     )
     for ch in "cC":
         add(_Det("cookie", ch, r"(?i:ookie)" + cookie_tail, ("cookie",), secret=("s",),
@@ -942,24 +1009,22 @@ def _build_detectors() -> list[_Det]:
         r"(?:(?P<@@q>['\"])(?P<@@qs>[^'\"\r\n]{1,256})(?P=@@q)"
         r"|(?P<@@us>[^\s'\"\\;|&]{1,256}))"
     )
-    for ch in "mM":
-        add(_Det("password", ch,
-                 r"(?i:ysql(?:dump|admin|import|sh|check)?|ariadb(?:-dump)?)(?![\w-])"
-                 r"[^\r\n|;&]{0,400}?[ \t]-p" + cmd_val,
-                 ("mysql", "mariadb"), secret=("qs", "us"), check=_curl_user_check,
-                 contextual=True))
-    add(_Det("password", "s", r"shpass[ \t]+-p[ \t]*" + cmd_val, ("sshpass",),
-             secret=("qs", "us"), check=_curl_user_check, contextual=True))
-    add(_Det("password", "r", r"edis-cli(?![\w-])[^\r\n|;&]{0,400}?[ \t]-a[ \t]+" + cmd_val,
-             ("redis-cli",), secret=("qs", "us"), check=_curl_user_check, contextual=True))
-    add(_Det("password", "c",
-             r"url(?![\w-])[^\r\n|;&]{0,2000}?[ \t](?:-u|--user)(?:[ \t]+|=)['\"]?"
-             r"(?P<@@user>[^\s:'\"\\]{1,128}):(?P<@@s>[^\s'\"\\]{1,256})",
-             ("curl",), secret=("s",), check=_curl_user_check, contextual=True))
-    add(_Det("cookie", "c",
-             r"url(?![\w-])[^\r\n|;&]{0,2000}?[ \t](?:-b|--cookie)(?:[ \t]+|=)" + cmd_val,
-             ("curl",), secret=("qs", "us"), check=_simple_value_check("cookie", 8),
+    # anchored at the flag; the check looks back on the same line for the command
+    mysql = {"mysql": r"mysql(?:dump|admin|import|sh|check)?", "mariadb": r"mariadb(?:-dump)?",
+             "sshpass": "sshpass"}
+    curl = {"curl": "curl"}
+    add(_Det("password", "-", r"p[ \t]*" + cmd_val, ("-p",), secret=("qs", "us"),
+             check=_cmd_flag_check("password", mysql), lb=r"(?<=[ \t]-)", contextual=True))
+    add(_Det("password", "-", r"a[ \t]+" + cmd_val, ("-a",), secret=("qs", "us"),
+             check=_cmd_flag_check("password", {"redis-cli": "redis-cli"}), lb=r"(?<=[ \t]-)",
              contextual=True))
+    add(_Det("password", "-",
+             r"(?:u|-user)(?:[ \t]+|=)['\"]?(?P<@@user>[^\s:'\"\\]{1,128}):(?P<@@s>[^\s'\"\\]{1,256})",
+             ("-u", "--user"), secret=("s",), check=_cmd_flag_check("password", curl),
+             lb=r"(?<=[ \t]-)", contextual=True))
+    add(_Det("cookie", "-", r"(?:b|-cookie)(?:[ \t]+|=)" + cmd_val, ("-b", "--cookie"),
+             secret=("qs", "us"), check=_cmd_flag_check("cookie", curl, min_len=8),
+             lb=r"(?<=[ \t]-)", contextual=True))
     add(_Det("password", "i",
              r"(?i:dentified)[ \t]+(?i:by)[ \t]+(?:(?i:password)[ \t]+)?"
              r"(?P<@@q>['\"])(?P<@@s>[^'\"\r\n]{1,256})(?P=@@q)",
@@ -996,10 +1061,9 @@ def _personal_detectors() -> list[_Det]:
 
     return [
         _Det("email", "@",
-             r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?"
-             r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
-             r"(?![A-Za-z0-9-])",
-             ("@",), lb=None,
+             # possessive labels (no backtracking); the TLD is checked in Python
+             r"[A-Za-z0-9-]{1,63}+(?:\.[A-Za-z0-9-]{1,63}+)++",
+             ("@",), lb=None, check=_email_check,
              left=re.compile(r"(?:(?<![A-Za-z0-9._%+-])|" + _ESC_TAIL + r")[A-Za-z0-9._%+-]{1,64}\Z",
                              _FLAGS)),
         _Det("phone-number", "+", r"[1-9]\d{0,3}(?:[ .-]?\(?\d{1,4}\)?){2,5}(?![0-9])",
@@ -1283,18 +1347,21 @@ class Redactor:
         cands = self._c.candidates(text)
         if cands:
             match_at = self._match_at
-            resume = 0
+            # candidates inside an already redacted secret are skipped; the
+            # context between a match start and its secret is still scanned
+            # (curl ... -H "Authorization: ..." ... -u user:pw)
+            blocked: list[tuple[int, int]] = []
             for p in cands:
-                if p < resume:
-                    continue
+                if blocked:
+                    blocked = [b for b in blocked if b[1] > p]
+                    if any(b[0] <= p for b in blocked):
+                        continue
                 found = match_at(text, p, refine=refine)
                 if found is None:
                     continue
                 cls, s, e = found[1]
                 spans.append((s, e, cls))
-                # a secret that starts at the match start consumes the match;
-                # otherwise the context before it is scanned again
-                resume = p + 1 if s > p else max(e, p + 1)
+                blocked.append((s, e))
         if self._c.xrx is not None:
             xrx, names = self._c.xrx
             for m in xrx.finditer(text):
