@@ -31,12 +31,15 @@ from generator.inspect import (
     Kind,
     Profile,
     dotted,
+    find_meta,
     get,
     mapping_path,
     name_roles,
+    profile_fields,
     profile_paths,
     session_key,
     strong_roles,
+    time_name_rank,
     words,
 )
 
@@ -218,6 +221,7 @@ class Inferrer:
         self.native = profile.native
         self.native_rules = NATIVE_RULES.get(self.native.source) if self.native else None
         self.block_plans: dict[str, dict] = {}
+        self.document_used: list[str] = []  # fields around the record list the mapping reads
         self.key_plans: dict[str, dict] = {}  # blocks.by_key entries
         self.call_sites: set[str] = set()
 
@@ -246,6 +250,11 @@ class Inferrer:
             self.finish_role(plan)
         mapping["timestamps"] = self.timestamps()
         mapping["meta"] = self.meta()
+        if self.document_used:
+            mapping["input"]["document_key"] = self.decide(
+                "input.document_key", self.document_key(), 0.9,
+                f"{', '.join(self.document_used)} sit beside the record list, not in the records; every record "
+                "reaches them under this key")
         mapping["kinds"] = self.kinds_section()
         mapping["unknown_kinds"] = self.decide("unknown_kinds", "fail", 0.9,
                                                "kinds not seen in the samples fail loudly rather than vanish")
@@ -693,7 +702,7 @@ class Inferrer:
         """Value links that can be tool linkage: not the session id, not parent/thread references."""
         session = self.p.session.path
         return [lk for lk in self.p.links if lk.source_path != session and lk.target_path != session
-                and not self.parentish(lk.target_path)]
+                and self.id_link(lk)]
 
     def result_link(self, plan: KindPlan) -> tuple[tuple, Any] | None:
         """The field of a kind whose values are the ids of earlier calls (the best-matched one)."""
@@ -977,6 +986,8 @@ class Inferrer:
                     rule["args_key"] = plan.args_key
         if plan.role == "tool_result" and plan.result_link:
             rule["result_link"] = mapping_path(plan.result_link)
+        elif plan.role == "tool_result" and plan.tool_name and plan.tool_name not in plan.content:
+            rule["tool_name"] = mapping_path(plan.tool_name)  # no ids: the oldest waiting call of that tool
         if plan.role in ("tool_result", "tool_exchange") and plan.ok:
             rule["ok"] = plan.ok
         return rule
@@ -1029,6 +1040,8 @@ class Inferrer:
             cands = [t for t in p.times]
         if not cands:
             self.decide("timestamps.fields", ["timestamp"], 0.9, "no field in the samples holds a time")
+            if self.document_fallback(out, f"no field in {p.records} sampled record(s) holds a time"):
+                return out
             out["fallback"] = self.decide(
                 "timestamps.fallback", "file_mtime", 0.95,
                 f"no field in {p.records} sampled record(s) holds a time value; every record gets its file's "
@@ -1068,6 +1081,9 @@ class Inferrer:
                     for t in chosen)
         out["timezone"] = self.timezone(naive)
         sessions_without = self.sessions_without_time([t.path for t in chosen])
+        if sessions_without and self.document_fallback(out, f"{sessions_without} sampled session(s) have no time "
+                                                            "in their records"):
+            return out
         if sessions_without:
             out["fallback"] = self.decide("timestamps.fallback", "file_mtime", 0.7,
                                           f"{sessions_without} sampled session(s) have no time at all", ["none"])
@@ -1134,9 +1150,63 @@ class Inferrer:
                 seen[key] = seen.get(key, False) or any(get(r.data, pth) is not None for pth in paths)
         return sum(1 for v in seen.values() if not v)
 
+    # -- fields around the record list (input.document_key) ----------------------------------------
+    def document_key(self) -> str:
+        used = {k for r in self.p.recs for k in r.data}
+        return next(k for k in ("document", "_document", "__document", "_document_fields") if k not in used)
+
+    def envelopes(self) -> list[dict]:
+        """The fields around the record list, one per document; empty unless every record has them."""
+        if not self.p.recs or any(r.envelope is None for r in self.p.recs):
+            return []
+        seen: dict[int, dict] = {}
+        for r in self.p.recs:
+            seen.setdefault(id(r.envelope), r.envelope)
+        return list(seen.values())
+
+    def document_path(self, path: tuple) -> Any:
+        return mapping_path((self.document_key(), *path))
+
+    def document_fallback(self, out: dict, why: str) -> bool:
+        """A creation time beside every record list as the session's fallback time."""
+        envs = self.envelopes()
+        if not envs:
+            return False
+        stats = profile_fields(envs)
+        found = []
+        for path, stat in stats.items():
+            fmt, share = stat.time_format()
+            if LIST in path or stat.records < len(envs) or not fmt or share < 0.8 or time_name_rank(path) > 2:
+                continue
+            if fmt.startswith("strptime") or (out["format"] != "auto" and fmt.removesuffix("_string").replace(
+                    "iso_naive", "iso") != out["format"]):
+                continue
+            found.append((time_name_rank(path), len(path), path, fmt))
+        if not found:
+            return False
+        _, _, path, fmt = min(found, key=lambda f: f[:2])
+        out["fallback"] = self.decide("timestamps.fallback", "field", 0.9,
+                                      f"{why}; `{dotted(path)}` beside the records of each of {len(envs)} "
+                                      f"document(s) holds a time ({fmt})", ["file_mtime", "none"])
+        out["fallback_field"] = self.decide("timestamps.fallback_field", self.document_path(path), 0.9,
+                                            f"`{dotted(path)}` outside the record list, reached under "
+                                            "input.document_key")
+        self.document_used.append(f"`{dotted(path)}`")
+        return True
+
     def meta(self) -> dict:
         out: dict[str, list] = {"cwd": [], "git_branch": [], "model": []}
+        envs = self.envelopes()
+        around = find_meta(profile_fields(envs, times=False), len(envs)) if envs else {}
         for key, cands in self.p.meta.items():
+            outside = around.get(key) or []
+            if outside and outside[0]["fill"] >= 1.0 and not (cands and self.sessions_have(cands[0]["path"])):
+                best = outside[0]
+                paths = [mapping_path(c["path"]) for c in cands[:1]] + [self.document_path(best["path"])]
+                out[key] = self.decide(f"meta.{key}", paths, 0.9,
+                                       f"`{dotted(best['path'])}` beside the records of every document")
+                self.document_used.append(f"`{dotted(best['path'])}`")
+                continue
             if not cands:
                 continue
             best = cands[0]

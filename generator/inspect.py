@@ -563,6 +563,7 @@ class FileReport:
     mtime: float = 0.0
     problem: str | None = None
     one_line: bool = False  # a document written on one line (the cleaner must be told it is one)
+    envelope: dict | None = field(default=None, repr=False)  # the JSON object without its record list
 
     def bad(self, where: str, reason: str) -> None:
         self.bad_count += 1
@@ -587,6 +588,7 @@ class Rec:
     pos: int
     where: str
     data: dict
+    envelope: dict | None = field(default=None, repr=False)  # the fields around its record list, if any
 
 
 _GLOB_CHARS = set("*?[")
@@ -849,6 +851,8 @@ def _read_document(report: FileReport, path: Path, budget: int, index: int, keep
             report.bad(report.path, report.problem)
             return []
         records, records_path, choices = _records_in_document(document)
+        if isinstance(document, dict) and records_path:
+            report.envelope = shrink(runtime_module("readers").without_path(document, records_path))
     else:
         report.complete = False
         text = data[:budget].decode("utf-8", errors="ignore")
@@ -936,6 +940,7 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
                     report.container, report.records_path, report.records_path_choices = (
                         "json_object", inner_path, choices)
                     report.one_line = True
+                    report.envelope = shrink(runtime_module("readers").without_path(records[0].data, inner_path))
                     kept = _Keep(index, keep)
                     for number, value in enumerate(inner, start=1):
                         kept.offer(value, f"{report.path} (record {number})")
@@ -946,6 +951,9 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
         report = FileReport(shown, 0, container="unreadable", problem=f"cannot read ({exc})")
         return report, []
     report.records = getattr(records, "parsed", len(records))
+    if report.envelope is not None:
+        for rec in records:
+            rec.envelope = report.envelope
     return report, list(records)
 
 

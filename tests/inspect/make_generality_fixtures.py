@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-from make_fixtures import ROOT, T0, Story, decisions, iso, jsonl
+from make_fixtures import ROOT, T0, Story, decisions, iso, jsonl, write_json
 
 
 # -- M: agent step log: one record carries a tool call and its output together --------------------
@@ -267,8 +267,47 @@ def gemini_chats() -> None:
     )
 
 
+# -- Q: conversation export: id, model and creation time beside the message list ------------------------
+def conversation_export() -> None:
+    folder = ROOT / "conversation_export" / "export"
+    story = Story()
+    convs = {
+        "conv-3f81": ("Budget spreadsheet formula", "gpt-4o-mini", [
+            ("user", "How do I sum column B only where column A says 'rent'?"),
+            ("assistant", "Use =SUMIF(A:A, \"rent\", B:B)."),
+            ("user", "And for two conditions, rent and 2026?"),
+            ("assistant", "Use =SUMIFS(B:B, A:A, \"rent\", C:C, 2026)."),
+        ]),
+        "conv-4a02": ("Cover letter tone", "gpt-4o", [
+            ("system", "You are a careful writing assistant."),
+            ("user", "Make this sentence less formal: 'I hereby submit my application.'"),
+            ("assistant", "'Here is my application.'"),
+        ]),
+    }
+    created = T0.timestamp()
+    for conv, (title, model, turns) in convs.items():
+        created += 3600
+        messages = []
+        for role, text in turns:
+            messages.append({"role": role, "content": text})
+            if role != "system":
+                story.add(conv, role)
+        write_json(folder / f"{conv}.json", {"id": conv, "title": title, "model": model, "create_time": created,
+                                              "update_time": created + 900, "messages": messages})
+    decisions(
+        folder, "A chat export: one JSON object per conversation with its id, title, model and creation time at "
+        "the top and messages that carry no time of their own; the times and the model come from the document.",
+        ["JSON object holding a record list", "document-level fields", "no timestamps"],
+        {"session.by": "file", "input.document_key": "document", "timestamps.fallback": "field",
+         "timestamps.fallback_field": "document.create_time", "meta.model": ["document.model"],
+         "kinds[role=user].role": "user", "kinds[role=assistant].role": "assistant",
+         "kinds[role=system].role": "skip"},
+        story.expect(),
+    )
+
+
 def main() -> None:
-    for make in (step_log, bot_platform, assistants_threads, gemini_chats):
+    for make in (step_log, bot_platform, assistants_threads, gemini_chats, conversation_export):
         make()
     print(f"wrote fixtures under {ROOT}")
 

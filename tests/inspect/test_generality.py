@@ -153,3 +153,36 @@ def test_gemini_parts_are_typed_by_key_and_results_answer_the_call_of_their_tool
     assert [r["content"] for r in first if r["role"] == "reasoning"] == [
         "Two independent lookups; I can run them together.", "The image shows a compact umbrella."]
     assert "Here is a photo of my umbrella, is it big enough?\n[image]" in [r.get("content") for r in first]
+
+
+def test_results_naming_their_tool_answer_the_call_of_that_tool(tmp_path):
+    records = [{"role": "user", "content": "Weather and time in Oslo?", "created": 1778922000},
+               {"role": "assistant", "content": None, "function_call": {"name": "get_weather", "arguments": "{}"},
+                "created": 1778922001},
+               {"role": "assistant", "content": None, "function_call": {"name": "get_time", "arguments": "{}"},
+                "created": 1778922002},
+               {"role": "function", "name": "get_time", "content": "11:02", "created": 1778922003},
+               {"role": "function", "name": "get_weather", "content": "rain", "created": 1778922004},
+               {"role": "assistant", "content": "Rainy, and it is 11:02.", "created": 1778922005}]
+    path = _write_jsonl(tmp_path / "in" / "two-calls.jsonl", records)
+    inf = inference([path])
+    assert _rule(inf, "tool_result")["tool_name"] == "name"
+    code, output, sessions = render_and_read(inf.mapping, [path], tmp_path / "cleaner")
+    assert code == 0, output
+    names = {c["id"]: c["name"] for r in sessions[0] if r.get("tool_calls") for c in r["tool_calls"]}
+    assert [(names[r["tool_call_id"]], r["content"]) for r in sessions[0] if r["role"] == "tool"] == [
+        ("get_time", "11:02"), ("get_weather", "rain")]
+
+
+# -- gap 5: fields beside the record list of a JSON object ------------------------------------------
+def test_document_fields_give_the_model_and_the_session_time(tmp_path):
+    case = FIXTURES / "conversation_export" / "export"
+    inf = inference(samples(case))
+    code, output, sessions = render_and_read(inf.mapping, samples(case), tmp_path / "cleaner")
+    assert code == 0, output
+    by_model = {records[0]["model"]: records for records in sessions}
+    assert set(by_model) == {"gpt-4o-mini", "gpt-4o"}
+    # create_time is T0 + 1 h and T0 + 2 h (tests/inspect/make_generality_fixtures.py)
+    assert {r["timestamp"] for r in by_model["gpt-4o-mini"][1:]} == {"2026-05-16T10:00:00.000Z"}
+    assert {r["timestamp"] for r in by_model["gpt-4o"][1:]} == {"2026-05-16T11:00:00.000Z"}
+    assert "file modification time" not in output

@@ -157,3 +157,40 @@ def test_results_with_ids_still_link_by_id_and_typed_blocks_keep_their_type():
 def test_a_list_with_an_item_holding_no_known_key_is_not_read_as_blocks():
     out = build(PARTS, [turn("user", {"text": "hi"}, {"videoMetadata": {"fps": 2}})])
     assert out[1]["content"] == '[{"text":"hi"},{"videoMetadata":{"fps":2}}]'
+
+
+# -- fields outside the record list -------------------------------------------------------------
+def read(path, **settings) -> list:
+    item = readers.InputFile(path, readers.Path(path.name))
+    return list(readers.read_records(item, **settings))
+
+
+def test_document_fields_are_reachable_under_the_document_key(tmp_path):
+    path = tmp_path / "conv.json"
+    path.write_text(json.dumps({"id": "c-1", "model": "m-2", "create_time": 1778922000,
+                                "export": {"version": 3, "messages": [{"role": "user", "content": "hi"},
+                                                                      {"role": "assistant", "content": "hello"}]}},
+                               indent=2))
+    entries = read(path, records_path=("export", "messages"), document_key="document")
+    records = [record for _, record in entries]
+    assert records[0]["document"] == {"id": "c-1", "model": "m-2", "create_time": 1778922000,
+                                      "export": {"version": 3}}
+    assert records[1]["document"] is records[0]["document"]
+    assert [r["content"] for r in records] == ["hi", "hello"]
+    mapping = {
+        "kinds": [{"name": "user", "match": {"role": "user"}, "role": "user", "content": "content"},
+                  {"name": "assistant", "match": {"role": "assistant"}, "role": "assistant", "content": "content"}],
+        "timestamps": {"fields": ["ts"], "fallback": "field", "fallback_field": "document.create_time"},
+        "meta": {"model": ["model", "document.model"]},
+    }
+    out = build(mapping, records)
+    assert out[0] == {"role": "meta", "source": "t", "model": "m-2"}
+    assert [r["timestamp"] for r in out[1:]] == ["2026-05-16T09:00:00.000Z"] * 2
+
+
+def test_the_document_key_is_off_by_default_and_found_lists_are_removed(tmp_path):
+    path = tmp_path / "conv.json"
+    path.write_text(json.dumps({"title": "t", "items": [{"a": 1}]}))  # one line: named explicitly
+    assert [r for _, r in read(path, container="json_object")] == [{"a": 1}]
+    assert [r for _, r in read(path, container="json_object", document_key="_doc")] == [
+        {"a": 1, "_doc": {"title": "t"}}]

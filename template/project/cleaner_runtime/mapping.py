@@ -16,6 +16,7 @@ DEFAULTS: dict[str, Any] = {
         "records_path": None,
         "include": ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "*.ndjson.gz"],
         "invalid_lines": "skip",
+        "document_key": None,
     },
     "session": {"by": "file", "field": None, "missing": "fail"},
     "timestamps": {

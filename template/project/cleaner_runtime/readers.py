@@ -185,8 +185,16 @@ def json_type(value: Any) -> str:
     return _JSON_TYPES.get(type(value).__name__, type(value).__name__)
 
 
-def _find_record_list(document: dict, records_path: tuple | None) -> tuple[list | None, str]:
-    """The record list inside a JSON object: at the path given, else the one list of objects."""
+def _find_record_list(document: dict, records_path: tuple | None) -> tuple[list | None, str, tuple]:
+    """The record list inside a JSON object: at the path given, else the one list of objects; with
+    the path where it was found."""
+    list_, problem = _record_list_at(document, records_path)
+    if list_ is None or records_path:
+        return list_, problem, tuple(records_path or ())
+    return list_, problem, next((k,) for k, v in document.items() if v is list_)
+
+
+def _record_list_at(document: dict, records_path: tuple | None) -> tuple[list | None, str]:
     if records_path:
         node: Any = document
         for key in records_path:
@@ -215,13 +223,16 @@ def _find_record_list(document: dict, records_path: tuple | None) -> tuple[list 
 
 
 def read_records(
-    item: InputFile, container: str = "auto", records_path: tuple | None = None, limits: Limits | None = None
+    item: InputFile, container: str = "auto", records_path: tuple | None = None, limits: Limits | None = None,
+    document_key: str | None = None,
 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     """Yield ``(where, record)`` for every JSON object, and ``BadLine`` for what is not one.
 
     Raises InputError for a file that cannot be opened or decompressed at all. A compressed
     file that ends early keeps the records before the tear and reports the tear as a bad line,
-    exactly like a torn last line of a plain file.
+    exactly like a torn last line of a plain file. With ``document_key`` (``input.document_key``),
+    every record of a JSON object document carries, under that key, the document without its
+    record list: fields such as a conversation's id, model or creation time become reachable.
     """
     limits = limits or Limits()
     name = str(item.path)
@@ -233,7 +244,7 @@ def read_records(
         if kind == "jsonl":
             yield from _read_jsonl(item.path, name, limits)
         else:
-            yield from _read_document(item.path, name, kind, records_path, limits, fallback)
+            yield from _read_document(item.path, name, kind, records_path, limits, fallback, document_key)
     except (OSError, EOFError, zlib.error) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{exc.__class__.__name__}: {exc}"
         raise InputError(f"{name}: cannot read ({reason}); fix or remove the file") from exc
@@ -371,7 +382,8 @@ def _mb(size: int) -> str:
 
 
 def _read_document(
-    path: Path, name: str, kind: str, records_path: tuple | None, limits: Limits, fallback: bool = False
+    path: Path, name: str, kind: str, records_path: tuple | None, limits: Limits, fallback: bool = False,
+    document_key: str | None = None,
 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     with _open_bytes(path) as stream:
         data = stream.read(limits.document_bytes + 1)
@@ -396,11 +408,14 @@ def _read_document(
             return
         yield BadLine(Where(name, 0), f"invalid JSON document ({exc})")
         return
+    envelope = None
     if isinstance(document, dict):
-        records, problem = _find_record_list(document, records_path)
+        records, problem, found = _find_record_list(document, records_path)
         if records is None:
             yield BadLine(Where(name, 0), problem)
             return
+        if document_key:
+            envelope = without_path(document, found)
     elif isinstance(document, list):
         records = document
     else:
@@ -414,4 +429,35 @@ def _read_document(
         elif deep and _depth_over(value, limits.depth):
             yield BadLine(where, f"record {index} is nested deeper than {limits.depth} levels")
         else:
+            if envelope is not None:
+                value[document_key] = envelope
             yield where, value
+
+
+def without_path(document: dict, path: tuple) -> dict:
+    """A copy of ``document`` without the value at ``path`` (only the objects along the path are copied)."""
+    top = dict(document)
+    node: Any = top
+    for i, key in enumerate(path):
+        if isinstance(node, dict) and key not in node and isinstance(key, int) and str(key) in node:
+            key = str(key)
+        last = i == len(path) - 1
+        if isinstance(node, dict) and key in node:
+            if last:
+                del node[key]
+                break
+            child = node[key]
+        elif isinstance(node, list) and isinstance(key, int) and -len(node) <= key < len(node):
+            if last:
+                node[key] = None
+                break
+            child = node[key]
+        else:
+            break
+        if isinstance(child, (dict, list)):
+            child = dict(child) if isinstance(child, dict) else list(child)
+            node[key] = child
+            node = child
+        else:
+            break
+    return top

@@ -97,7 +97,7 @@ class Cleaner:
         settings = self.mapping["input"]
         records_path = settings.get("records_path")
         path = compile_path(records_path) if records_path else None
-        for entry in read_records(item, settings["container"], path, self.limits):
+        for entry in read_records(item, settings["container"], path, self.limits, settings.get("document_key")):
             if isinstance(entry, BadLine):
                 if settings["invalid_lines"] == "fail":
                     raise SessionFailed(f"{entry.where}: {entry.reason}; set input.invalid_lines: skip to skip such lines")
