@@ -583,6 +583,8 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
     if not quoted:
         if v[0] in "?:@!*&":
             return False  # SQL parameters, YAML tags / aliases / anchors
+        if v[-1] == ":":
+            return False  # a label or header name ("TOKEN = Authorization: Basic ...")
         if sep == " " and (v[0] == "-" or (v.isalpha() and v.islower())):
             return False  # "--no-password --verbose", "the --password option"
         nxt = text[vend:vend + 1]
