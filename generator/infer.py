@@ -330,6 +330,18 @@ class Inferrer:
         else:
             self.decide("input.container", "auto", 0.95, summary + "; auto-detected per file")
         objects = [f for f in files if f.container == "json_object"]
+        nested = [f for f in files if f.records_path and "*" in f.records_path]
+        if nested:
+            paths = Counter(f.records_path for f in nested)
+            best, _ = paths.most_common(1)[0]
+            at = best.index("*")
+            conf = 0.9 if len(paths) == 1 and len(nested) == len(files) else 0.6
+            out["records_path"] = self.decide(
+                "input.records_path", mapping_path(best), conf,
+                f"each element of {'`' + dotted(best[:at]) + '`' if at else 'the array'} holds its own list of "
+                f"records at `{dotted(best[at + 1:])}`" + ("" if conf >= CONFIDENT else "; not in every file"),
+                [mapping_path(c) for c in paths if c != best] or [None])
+            objects = []
         if objects:
             paths = Counter(f.records_path for f in objects)
             best, _ = paths.most_common(1)[0]
@@ -372,6 +384,15 @@ class Inferrer:
     # -- sessions --------------------------------------------------------------------------------
     def session(self) -> dict:
         s = self.p.session
+        if s.by == "element":
+            self.decide("session.by", "element", 0.9, s.evidence + "; each element is one session")
+            ident = self.element_id()
+            field_value = None
+            if ident:
+                field_value = self.decide("session.field", self.document_path(ident), 0.9,
+                                          f"`{dotted(ident)}` names each element: the output files are named after it")
+                self.document_used.append(f"`{dotted(ident)}`")
+            return {"by": "element", "field": field_value, "missing": "fail"}
         if s.by == "file":
             self.decide("session.by", "file", 0.9, s.evidence + "; each file is one session")
             return {"by": "file", "field": None, "missing": "fail"}
@@ -1166,6 +1187,24 @@ class Inferrer:
 
     def document_path(self, path: tuple) -> Any:
         return mapping_path((self.document_key(), *path))
+
+    def element_id(self) -> tuple | None:
+        """A field that names each element of a nested record list (its ``id``), distinct across elements."""
+        envs = self.envelopes()
+        if len(envs) < 1:
+            return None
+        stats = profile_fields(envs, times=False)
+        names = ["id", "conversation_id", "uuid", "thread_id", "session_id", "chat_id", "conv_id", "key", "name"]
+        best = None
+        for path, stat in stats.items():
+            if LIST in path or len(path) > 2 or stat.records < len(envs) or not stat.tokenish:
+                continue
+            if stat.cardinality < len(envs) or norm(path[-1]) not in names:
+                continue
+            rank = (names.index(norm(path[-1])), len(path))
+            if best is None or rank < best[0]:
+                best = (rank, path)
+        return best[1] if best else None
 
     def document_fallback(self, out: dict, why: str) -> bool:
         """A creation time beside every record list as the session's fallback time."""

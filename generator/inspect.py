@@ -589,6 +589,7 @@ class Rec:
     where: str
     data: dict
     envelope: dict | None = field(default=None, repr=False)  # the fields around its record list, if any
+    element: int | None = None  # the element of a nested record list (``*.messages``) holding it
 
 
 _GLOB_CHARS = set("*?[")
@@ -775,13 +776,16 @@ class _Keep(list):
         self.shapes: Counter = Counter()
         self.parsed = 0
 
-    def offer(self, value: dict, where: str) -> None:
+    def offer(self, value: dict, where: str) -> Rec | None:
         self.parsed += 1
         shape = signature(value)
         seen = self.shapes[shape]
         self.shapes[shape] = seen + 1
         if (len(self) < self.cap and seen < self.per_shape) or (seen < 5 and len(self) < 2 * self.cap):
-            self.append(Rec(self.index, self.parsed, where, shrink(value)))
+            rec = Rec(self.index, self.parsed, where, shrink(value))
+            self.append(rec)
+            return rec
+        return None
 
 
 def _read_jsonl(report: FileReport, path: Path, budget: int, index: int, keep: int) -> list[Rec]:
@@ -867,6 +871,9 @@ def _read_document(report: FileReport, path: Path, budget: int, index: int, keep
     report.container = "json_array" if records_path is None else "json_object"
     report.records_path = records_path
     report.records_path_choices = choices
+    nested = _nested_key(records)
+    if nested is not None:
+        return _read_elements(report, records, nested, index, keep)
     out = _Keep(index, keep)
     for number, value in enumerate(records, start=1):
         where = f"{report.path} (record {number})"
@@ -874,6 +881,84 @@ def _read_document(report: FileReport, path: Path, budget: int, index: int, keep
             out.offer(value, where)
         else:
             report.bad(where, f"record {number} is a JSON {type_name(value)}, not an object")
+    return out
+
+
+NESTED_LIST_NAMES = {"messages", "turns", "events", "records", "entries", "steps", "history", "chat_messages",
+                     "conversation", "transcript", "utterances", "exchanges", "interactions", "dialog", "dialogue",
+                     "log", "logs", "trajectory", "spans", "items", "chat", "thread", "chat_history", "message_list"}
+
+
+REPLY_KEYS = {"response", "choices", "completion", "output", "outputs", "answer", "reply", "result", "generation"}
+
+
+def _nested_key(elements: list) -> str | None:
+    """The key under which every element of a record list holds its own records (an array of
+    conversations, each with its ``messages``); None when the elements are records themselves."""
+    dicts = [e for e in elements if isinstance(e, dict)]
+    if not dicts or len(dicts) < 0.9 * len(elements):
+        return None
+    counts: Counter = Counter()
+    for element in dicts:
+        for key, value in element.items():
+            name = "_".join(words(str(key)))
+            if name in REPLY_KEYS and value not in (None, "", [], {}):
+                return None  # a request with its response (an LLM call log): the history repeats per line
+            if isinstance(value, str) and (name in ROLE_FIELD_NAMES or (
+                    name in ("text", "content", "body", "message") and value.strip())):
+                return None  # a message: the elements are the records
+            if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+                counts[key] += 1
+    if not counts:
+        return None
+    key, n = counts.most_common(1)[0]
+    if n < 0.8 * len(dicts) or "_".join(words(str(key))) not in NESTED_LIST_NAMES:
+        return None
+    return key
+
+
+def _read_elements(report: FileReport, elements: list, key: str, index: int, keep: int) -> list[Rec]:
+    """The records nested in each element (``*.<key>``), each knowing its element and the element's
+    other fields (its envelope)."""
+    report.records_path = (*(report.records_path or ()), "*", key)
+    report.records_path_choices = [report.records_path]
+    report.envelope = None  # each element is its records' envelope
+    without = runtime_module("readers").without_path
+    out = _Keep(index, keep)
+    for e_no, element in enumerate(elements, start=1):
+        inner = element.get(key) if isinstance(element, dict) else None
+        if not isinstance(inner, list):
+            report.bad(f"{report.path} (element {e_no})", f"no list at `{key}`")
+            continue
+        envelope = shrink(without(element, (key,)))
+        for number, value in enumerate(inner, start=1):
+            where = f"{report.path} (element {e_no}, record {number})"
+            if not isinstance(value, dict):
+                report.bad(where, f"record {number} is a JSON {type_name(value)}, not an object")
+                continue
+            rec = out.offer(value, where)
+            if rec is not None:
+                rec.element, rec.envelope = e_no, envelope
+    return out
+
+
+def _expand_lines(report: FileReport, lines: list[Rec], key: str, index: int, keep: int) -> list[Rec]:
+    """JSONL whose every line is one conversation holding its records at ``key`` (``*.<key>``)."""
+    report.records_path = ("*", key)
+    report.records_path_choices = [report.records_path]
+    without = runtime_module("readers").without_path
+    out = _Keep(index, keep)
+    for line in lines:
+        inner = line.data.get(key)
+        if not isinstance(inner, list):
+            report.bad(line.where, f"no list at `{key}`")
+            continue
+        envelope = without(line.data, (key,))
+        for number, value in enumerate(inner, start=1):
+            if isinstance(value, dict):
+                rec = out.offer(value, f"{line.where} (record {number})")
+                if rec is not None:
+                    rec.element, rec.envelope = line.pos, envelope
     return out
 
 
@@ -933,6 +1018,8 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
             records = _read_jsonl(report, path, budget, index, keep)
             if not records:
                 report.container, report.problem = "not_json", "no line holds a JSON object"
+            elif len(records) > 1 and (nested := _nested_key([r.data for r in records])) is not None:
+                records = _expand_lines(report, records, nested, index, keep)
             elif len(records) == 1 and report.complete and getattr(records, "parsed", 1) == 1:
                 # one compact line holding a list of records: a JSON object document, not JSONL
                 inner, inner_path, choices = _records_in_document(records[0].data)
@@ -980,6 +1067,8 @@ class SessionInfo:
 
 
 def session_key(rec: Rec, session: SessionInfo) -> Any:
+    if session.by == "element":
+        return (rec.file, rec.element)
     if session.by == "field" and session.path:
         value = get(rec.data, session.path)
         return (None, value) if value is not None else (rec.file, None)
@@ -987,6 +1076,16 @@ def session_key(rec: Rec, session: SessionInfo) -> Any:
 
 
 def find_sessions(recs: list[Rec], stats: dict[tuple, FieldStat], files: list[FileReport]) -> SessionInfo:
+    nested = [f for f in files if f.records_path and "*" in f.records_path]
+    if nested:
+        info = SessionInfo(by="element")
+        path = nested[0].records_path
+        at = path.index("*")
+        outer = f"`{dotted(path[:at])}`" if at else "the array"
+        info.evidence = (f"each element of {outer} holds one conversation's records at `{dotted(path[at + 1:])}`"
+                         f" ({len({(r.file, r.element) for r in recs})} elements in {len(nested)} file(s))")
+        info.sessions = len({session_key(r, info) for r in recs})
+        return info
     info = SessionInfo()
     total = len(recs)
     candidates = []

@@ -306,8 +306,62 @@ def conversation_export() -> None:
     )
 
 
+# -- R: chat archive: a JSON array of conversations, each holding its messages ------------------------
+def chat_archive() -> None:
+    folder = ROOT / "chat_archive" / "archives"
+    story = Story()
+    files = {
+        "2026-05-archive.json": {
+            "c-101": ("Packing list", True, [
+                ("user", "What should I pack for three days of hiking in May?"),
+                ("assistant", "Layers, a rain shell, broken-in boots, a first-aid kit and 2 litres of water."),
+                ("user", "Anything for the evenings?"),
+                ("assistant", "A warm fleece and a head torch; evenings in the hills get cold."),
+            ]),
+            "c-102": ("Train times", False, [
+                ("user", "Is there a late train from Porto to Lisbon on Sundays?"),
+                ("assistant", "Yes, the last Alfa Pendular leaves around 21:00; check the CP app for today."),
+            ]),
+        },
+        "2026-06-archive.json": {
+            "c-201": ("Sourdough", True, [
+                ("user", "My sourdough is flat. What am I doing wrong?"),
+                ("assistant", "Usually under-proofing or a weak starter; try a longer bulk ferment."),
+                ("user", "How long is longer?"),
+                ("assistant", "Until the dough has grown by about half: often 5 to 7 hours at 22 degrees."),
+                ("user", "Thanks!"),
+            ]),
+        },
+    }
+    t = T0
+    for name, convs in files.items():
+        doc = []
+        for conv, (title, timed, turns) in convs.items():
+            t += timedelta(hours=1)
+            messages = []
+            m = t
+            for role, text in turns:
+                m += timedelta(seconds=41)
+                messages.append({"role": role, "content": text, **({"timestamp": iso(m)} if timed else {})})
+                story.add(conv, role)
+            doc.append({"id": conv, "title": title, "created_at": iso(t), "model": "chat-large-2",
+                        "messages": messages})
+        write_json(folder / name, doc)
+    decisions(
+        folder, "A chat archive: each file is a JSON array of conversations, each with an id, title, model, "
+        "creation time and its messages; one conversation is one session; one conversation's messages carry "
+        "no times, so its creation time is the fallback.",
+        ["nested record lists", "one session per element", "document-level fields"],
+        {"input.records_path": "*.messages", "session.by": "element", "session.field": "document.id",
+         "input.document_key": "document", "timestamps.fields": ["timestamp"],
+         "timestamps.fallback": "field", "timestamps.fallback_field": "document.created_at",
+         "meta.model": ["document.model"], "kinds[role=user].role": "user", "kinds[role=assistant].role": "assistant"},
+        story.expect(),
+    )
+
+
 def main() -> None:
-    for make in (step_log, bot_platform, assistants_threads, gemini_chats, conversation_export):
+    for make in (step_log, bot_platform, assistants_threads, gemini_chats, conversation_export, chat_archive):
         make()
     print(f"wrote fixtures under {ROOT}")
 

@@ -186,3 +186,66 @@ def test_document_fields_give_the_model_and_the_session_time(tmp_path):
     assert {r["timestamp"] for r in by_model["gpt-4o-mini"][1:]} == {"2026-05-16T10:00:00.000Z"}
     assert {r["timestamp"] for r in by_model["gpt-4o"][1:]} == {"2026-05-16T11:00:00.000Z"}
     assert "file modification time" not in output
+
+
+# -- gap 6: nested record lists, one element one session --------------------------------------------
+def test_each_conversation_of_an_archive_is_its_own_session_named_by_its_id(tmp_path):
+    case = FIXTURES / "chat_archive" / "archives"
+    inf = inference(samples(case))
+    code, output, sessions = render_and_read(inf.mapping, samples(case), tmp_path / "cleaner")
+    assert code == 0, output
+    expected = tmp_path / "cleaner" / "tests" / "expected"
+    names = sorted(str(p.relative_to(expected)) for p in expected.rglob("*.jsonl"))
+    assert names == ["2026-05-archive/c-101.jsonl", "2026-05-archive/c-102.jsonl", "2026-06-archive/c-201.jsonl"]
+    untimed = next(records for records in sessions if len(records) == 3)  # c-102: two messages, no times
+    assert {r["timestamp"] for r in untimed[1:]} == {"2026-05-16T11:00:00.000Z"}  # its created_at
+
+
+def test_conversations_inside_an_object_and_an_element_without_messages(tmp_path):
+    convs = []
+    for n in range(1, 4):
+        messages = [{"author": "human", "text": f"Question {n}: how do I reset my password?",
+                     "at": f"2026-05-16T09:0{n}:00Z"},
+                    {"author": "bot", "text": f"Answer {n}: use the reset link on the sign-in page.",
+                     "at": f"2026-05-16T09:0{n}:30Z"}]
+        convs.append({"uuid": f"u-{n}", "channel": "web", "turns": messages})
+    doc = tmp_path / "in" / "export.json"
+    doc.parent.mkdir()
+    doc.write_text(json.dumps({"exported": "2026-05-17", "conversations": convs}, indent=2), encoding="utf-8")
+    inf = inference([doc])
+    assert inf.mapping["input"]["records_path"] == "conversations.*.turns"
+    assert inf.mapping["session"] == {"by": "element", "field": "document.uuid", "missing": "fail"}
+    assert not inf.questions, [(q.key, q.evidence) for q in inf.questions]
+    broken = json.loads(doc.read_text())
+    broken["conversations"].append({"uuid": "u-4", "channel": "web"})  # no turns: reported, the rest written
+    doc.write_text(json.dumps(broken, indent=2), encoding="utf-8")
+    code, output, sessions = render_and_read(inf.mapping, [doc], tmp_path / "cleaner")
+    assert code == 0, output
+    assert len(sessions) == 3 and all(len(records) == 3 for records in sessions)
+    assert "(element 4)" in output
+
+
+def test_jsonl_with_one_conversation_per_line(tmp_path):
+    lines = []
+    for n in range(1, 4):
+        lines.append({"conversation_id": f"cv-{n}", "created": 1778922000 + 600 * n, "messages": [
+            {"role": "user", "content": f"Can you translate 'good morning' into language number {n}?"},
+            {"role": "assistant", "content": f"Here is greeting number {n}: bom dia."}]})
+    path = _write_jsonl(tmp_path / "in" / "dataset.jsonl", lines)
+    inf = inference([path])
+    assert inf.mapping["input"]["records_path"] == "*.messages"
+    assert inf.mapping["session"]["by"] == "element"
+    assert inf.mapping["timestamps"]["fallback_field"] == "document.created"
+    code, output, sessions = render_and_read(inf.mapping, [path], tmp_path / "cleaner")
+    assert code == 0, output
+    assert [[r["role"] for r in records] for records in sessions] == [["meta", "user", "assistant"]] * 3
+    assert [records[1]["timestamp"] for records in sessions] == [
+        "2026-05-16T09:10:00.000Z", "2026-05-16T09:20:00.000Z", "2026-05-16T09:30:00.000Z"]
+
+
+def test_llm_call_logs_repeating_the_history_are_not_conversations(tmp_path):
+    lines = [{"id": f"req-{n}", "ts": 1778922000 + n, "messages": [
+        {"role": "user", "content": "Summarise the meeting notes, please."}] * n,
+        "response": {"role": "assistant", "content": f"Summary draft {n}."}} for n in range(1, 4)]
+    path = _write_jsonl(tmp_path / "in" / "calls.jsonl", lines)
+    assert inference([path]).mapping["input"]["records_path"] is None

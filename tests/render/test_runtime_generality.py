@@ -194,3 +194,31 @@ def test_the_document_key_is_off_by_default_and_found_lists_are_removed(tmp_path
     assert [r for _, r in read(path, container="json_object")] == [{"a": 1}]
     assert [r for _, r in read(path, container="json_object", document_key="_doc")] == [
         {"a": 1, "_doc": {"title": "t"}}]
+
+
+# -- nested record lists -----------------------------------------------------------------------------
+def test_a_star_reads_the_records_of_every_element_with_their_element(tmp_path):
+    path = tmp_path / "convs.json"
+    path.write_text(json.dumps([{"id": "a", "messages": [{"n": 1}, {"n": 2}]}, {"id": "b", "messages": []},
+                                {"id": "c", "messages": [{"n": 3}]}, {"id": "d"}, "junk"], indent=1))
+    entries = read(path, records_path=("*", "messages"), document_key="doc")
+    good = [(str(w), r["n"], r["doc"]) for w, r in (e for e in entries if not isinstance(e, readers.BadLine))]
+    assert good == [(f"{path} (element 1, record 1)", 1, {"id": "a"}), (f"{path} (element 1, record 2)", 2, {"id": "a"}),
+                    (f"{path} (element 3, record 1)", 3, {"id": "c"})]
+    bad = [(str(e.where), e.reason) for e in entries if isinstance(e, readers.BadLine)]
+    assert bad == [(f"{path} (element 4)", "input.records_path 'messages' not found in this element"),
+                   (f"{path} (element 5)", "a JSON string, not an object holding records at 'messages'")]
+
+
+def test_a_star_goes_over_object_values_and_jsonl_lines(tmp_path):
+    doc = tmp_path / "by-id.json"
+    doc.write_text(json.dumps({"version": 2, "chats": {"x1": {"turns": [{"n": 1}]}, "x2": {"turns": [{"n": 2}]}}},
+                              indent=1))
+    assert [(w.element, r["n"]) for w, r in read(doc, records_path=("chats", "*", "turns"))] == [("x1", 1), ("x2", 2)]
+    lines = tmp_path / "convs.jsonl"
+    lines.write_text('{"id": "a", "messages": [{"n": 1}, {"n": 2}]}\n{"id": "b", "messages": [{"n": 3}]}\n')
+    assert [(w.element, w.line, r["n"]) for w, r in read(lines, records_path=("*", "messages"))] == [
+        ("1", 1, 1), ("1", 2, 2), ("2", 1, 3)]
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps([{"n": 1}], indent=1))
+    assert [r for _, r in read(plain, records_path=("records",))] == [{"n": 1}], "no star: arrays are the records"

@@ -63,8 +63,11 @@ class Where:
     file: str
     line: int
     unit: str = "line"  # "record" for JSON documents: the position in the record list
+    element: str = ""  # with a `*` in input.records_path: the element (position or key) holding the record
 
     def __str__(self) -> str:
+        if self.element:
+            return f"{self.file} (element {self.element}" + (f", record {self.line})" if self.line else ")")
         if not self.line:
             return self.file
         return f"{self.file}:{self.line}" if self.unit == "line" else f"{self.file} (record {self.line})"
@@ -241,7 +244,9 @@ def read_records(
         fallback = False
         if kind == "auto":
             kind, fallback = _detect(item.path, limits)
-        if kind == "jsonl":
+        if kind == "jsonl" and records_path and records_path[0] == STAR:
+            yield from _read_jsonl_elements(item.path, name, limits, records_path[1:], document_key)
+        elif kind == "jsonl":
             yield from _read_jsonl(item.path, name, limits)
         else:
             yield from _read_document(item.path, name, kind, records_path, limits, fallback, document_key)
@@ -408,6 +413,10 @@ def _read_document(
             return
         yield BadLine(Where(name, 0), f"invalid JSON document ({exc})")
         return
+    deep = data.count(b"{") + data.count(b"[") > limits.depth
+    if records_path and STAR in records_path:
+        yield from _read_elements(document, name, records_path, limits, document_key, deep)
+        return
     envelope = None
     if isinstance(document, dict):
         records, problem, found = _find_record_list(document, records_path)
@@ -421,17 +430,90 @@ def _read_document(
     else:
         yield BadLine(Where(name, 0), f"a JSON {json_type(document)}, not records")
         return
-    deep = data.count(b"{") + data.count(b"[") > limits.depth
+    yield from _records(records, name, envelope, document_key, limits if deep else None)
+
+
+def _records(records: list, name: str, envelope: dict | None, document_key: str | None, limits: Limits | None,
+             element: str = "") -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
+    """The objects of a record list (``limits`` when some may nest too deeply), with their envelope."""
     for index, value in enumerate(records, start=1):
-        where = Where(name, index, "record")
+        where = Where(name, index, "record", element)
         if not isinstance(value, dict):
             yield BadLine(where, f"record {index} is a JSON {json_type(value)}, not an object")
-        elif deep and _depth_over(value, limits.depth):
+        elif limits is not None and _depth_over(value, limits.depth):
             yield BadLine(where, f"record {index} is nested deeper than {limits.depth} levels")
         else:
             if envelope is not None:
                 value[document_key] = envelope
             yield where, value
+
+
+STAR = "*"  # in input.records_path: each element of the list (or value of the object) at that point
+
+
+def _read_elements(document: Any, name: str, records_path: tuple, limits: Limits, document_key: str | None,
+                   deep: bool) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
+    """Records nested one list deeper: ``*.messages`` reads the messages of every element of an array."""
+    at = records_path.index(STAR)
+    outer: Any = document
+    for key in records_path[:at]:
+        if isinstance(outer, dict) and key in outer:
+            outer = outer[key]
+        elif isinstance(outer, dict) and isinstance(key, int) and str(key) in outer:
+            outer = outer[str(key)]
+        else:
+            yield BadLine(Where(name, 0), f"input.records_path {_dotted(records_path)!r}: "
+                          f"{_dotted(records_path[:at])!r} not found")
+            return
+    if isinstance(outer, dict):
+        elements = [(str(key), value) for key, value in outer.items()]
+    elif isinstance(outer, list):
+        elements = [(str(n), value) for n, value in enumerate(outer, start=1)]
+    else:
+        yield BadLine(Where(name, 0), f"input.records_path {_dotted(records_path)!r}: a JSON {json_type(outer)} "
+                      "where the elements should be")
+        return
+    for label, element in elements:
+        yield from _element_records(element, name, label, records_path[at + 1:], document_key,
+                                    limits if deep else None)
+
+
+def _read_jsonl_elements(path: Path, name: str, limits: Limits, inner: tuple, document_key: str | None
+                         ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
+    """A JSONL file whose every line is one element holding records (``*.messages``)."""
+    for entry in _read_jsonl(path, name, limits):
+        if isinstance(entry, BadLine):
+            yield entry
+            continue
+        where, line = entry
+        yield from _element_records(line, name, str(where.line), inner, document_key, None)
+
+
+def _element_records(element: Any, name: str, label: str, inner: tuple, document_key: str | None,
+                     limits: Limits | None) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
+    if STAR in inner:
+        yield BadLine(Where(name, 0, "record", label), "input.records_path may hold only one '*'")
+        return
+    if not inner:
+        if isinstance(element, list):
+            yield from _records(element, name, None, None, limits, label)
+        else:
+            yield BadLine(Where(name, 0, "record", label), f"a JSON {json_type(element)}, not a list of records")
+        return
+    if not isinstance(element, dict):
+        yield BadLine(Where(name, 0, "record", label), f"a JSON {json_type(element)}, not an object holding "
+                      f"records at {_dotted(inner)!r}")
+        return
+    records, problem = _record_list_at(element, inner)
+    if records is None:
+        yield BadLine(Where(name, 0, "record", label), f"{problem} in this element")
+        return
+    envelope = without_path(element, inner) if document_key else None
+    yield from _records(records, name, envelope, document_key, limits, label)
+
+
+def _dotted(path: tuple) -> str:
+    return ".".join(str(part) for part in path)
 
 
 def without_path(document: dict, path: tuple) -> dict:

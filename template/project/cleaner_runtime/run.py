@@ -267,6 +267,55 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     return outcomes
 
 
+def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
+                      progress: bool) -> list[Outcome]:
+    """One session per element of the list a ``*`` in input.records_path stands for (one conversation of
+    an array of conversations), in file order; one session is open at a time.
+
+    The output is ``<file stem>/<element>.jsonl``: the element's ``session.field`` value when the
+    mapping names one (``document.id``), else its position (``0003``) or its key in an object.
+    """
+    name_paths = compile_paths(cleaner.mapping["session"].get("field"))
+    outcomes: list[Outcome] = []
+    taken: set[str] = set()
+
+    def target_for(item: InputFile, where: Any, raw: dict) -> Path:
+        label = where.element or "1"
+        value = first_present(raw, name_paths) if name_paths else None
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+            label = str(value)
+        elif label.isdigit():
+            label = f"{int(label):04d}"
+        target = stem_for_key(stem_for_file(item.rel), label).with_suffix(".jsonl")
+        if str(target).lower() in taken:
+            target = stem_for_key(stem_for_file(item.rel), f"{label}-{where.element}").with_suffix(".jsonl")
+        taken.add(str(target).lower())
+        return target
+
+    for item in files:
+        session: Session | None = None
+        current: str | None = None
+        try:
+            for where, raw in cleaner.records_of(item, totals):
+                if session is None or where.element != current:
+                    if session is not None:
+                        outcomes.append(cleaner.finish(session, output))
+                    current = where.element
+                    key = f"{item.path} (element {where.element})" if where.element else str(item.path)
+                    session = cleaner.start(Job(key, [item], target_for(item, where, raw)))
+                cleaner.feed(session, where, raw)
+        except (SessionFailed, InputError) as exc:
+            if session is None:
+                outcomes.append(Outcome(str(item.path), error=str(exc)))
+            else:
+                cleaner._end(session, exc)
+        if session is not None:
+            outcomes.append(cleaner.finish(session, output))
+        if progress:
+            print(f"\r{len(outcomes)} sessions", end="", file=sys.stderr)
+    return outcomes
+
+
 _WORKER: Cleaner | None = None
 
 
@@ -422,6 +471,8 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> i
     progress = sys.stderr.isatty() and not args.quiet
     if settings["session"]["by"] == "field":
         outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress))
+    elif settings["session"]["by"] == "element":
+        outcomes.extend(_clean_by_element(cleaner, files, output, totals, progress))
     else:
         jobs = _jobs_by_file(files)
         for job in jobs:
