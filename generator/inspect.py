@@ -577,6 +577,7 @@ class FileReport:
             "records": self.records, "bad_lines": self.bad_count,
             "bad_line_examples": [{"where": w, "reason": r} for w, r in self.bad_lines],
             "bytes_read": self.bytes_read, "read": self.read, "complete": self.complete, "problem": self.problem,
+            "document_fields": sorted(map(str, self.envelope)) if self.envelope else [],
         }
 
 
@@ -2065,10 +2066,14 @@ def report_text(profile: Profile, show_values: bool = False) -> str:
             add(f"    bad: {where}: {reason}")
     if len(profile.files) > 30:
         add(f"  ... {len(profile.files) - 30} more file(s)")
+    around = sorted({str(k) for r in profile.recs if r.envelope for k in r.envelope})
+    if around:
+        add(f"  fields beside the record list (input.document_key reaches them): {', '.join(around[:20])}")
     add("")
     s = profile.session
     add(f"Sessions: {s.sessions} in the sample; one session = "
-        + ("one file" if s.by == "file" else f"one value of `{dotted(s.path)}`"))
+        + ("one file" if s.by == "file" else "one element of a nested record list" if s.by == "element"
+           else f"one value of `{dotted(s.path)}`"))
     add(f"  {s.evidence}")
     if s.by == "field":
         add(f"  interleaved in one file: {'yes' if s.interleaved else 'no'}; continues across files: "

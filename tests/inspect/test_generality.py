@@ -249,3 +249,17 @@ def test_llm_call_logs_repeating_the_history_are_not_conversations(tmp_path):
         "response": {"role": "assistant", "content": f"Summary draft {n}."}} for n in range(1, 4)]
     path = _write_jsonl(tmp_path / "in" / "calls.jsonl", lines)
     assert inference([path]).mapping["input"]["records_path"] is None
+
+
+def test_the_inspect_report_names_nested_lists_untyped_blocks_and_document_fields():
+    from generator.inspect import report_text
+
+    from .helpers import profile_of
+
+    archive = report_text(profile_of(tuple(str(p) for p in samples(FIXTURES / "chat_archive" / "archives"))))
+    assert "one session = one element of a nested record list" in archive
+    assert "records at `*.messages`" in archive
+    assert "fields beside the record list (input.document_key reaches them): created_at, id, model, title" in archive
+    gemini = report_text(profile_of(tuple(str(p) for p in samples(FIXTURES / "gemini_chats" / "chats"))))
+    assert "Content blocks without a type field: lists at `parts`" in gemini
+    assert "functionResponse x3" in gemini
