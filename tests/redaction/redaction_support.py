@@ -64,17 +64,19 @@ def secret_variants(secret: str) -> set[str]:
     return out
 
 
-def leaks(secret: str, output: str, n: int = 8) -> list[str]:
-    """Every ``n``-character window of the secret that survives in ``output``."""
+def leaks(secret: str, output: str, n: int = 8, ignore: str = "") -> list[str]:
+    """``n``-character windows of the secret (first per variant) that survive in
+    ``output``; windows that also occur in ``ignore`` (the surrounding text the
+    secret was put into) prove nothing and are skipped."""
     found = []
     for variant in secret_variants(secret):
         if len(variant) < n:
-            if variant in output:
+            if variant in output and variant not in ignore:
                 found.append(variant)
             continue
         for i in range(len(variant) - n + 1):
             window = variant[i:i + n]
-            if window in output:
+            if window in output and window not in ignore:
                 found.append(window)
                 break
     return found

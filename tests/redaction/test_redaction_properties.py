@@ -63,10 +63,11 @@ def encodings(text: str) -> dict[str, str]:
 def _check(cls: str, seed: int, prefix: str, suffix: str, left: str, right: str) -> None:
     snippet, secret = make_form(cls, random.Random(seed))
     text = prefix + left + snippet + right + suffix
+    around = "\n".join(encodings(prefix + left).values()) + "\n".join(encodings(right + suffix).values())
     for name, enc in encodings(text).items():
         r = Redactor()
         out = r.redact(enc)
-        surviving = leaks(secret, out)
+        surviving = leaks(secret, out, ignore=around)
         assert not surviving, (cls, name, surviving, out)
         assert sum(r.counts.values()) >= 1
         if name != "raw":
@@ -91,10 +92,14 @@ def test_many_secrets_in_one_text(seed, data):
         parts.append(data.draw(SURROUND) + "\n" + snippet + "\n")
         secrets.append(secret)
     text = "".join(parts)
+    around = text
+    for secret in secrets:
+        around = around.replace(secret, "\x00")
+    around = "\n".join(encodings(around).values())
     for name, enc in encodings(text).items():
         out = Redactor().redact(enc)
         for secret in secrets:
-            assert not leaks(secret, out), (name, secret, out)
+            assert not leaks(secret, out, ignore=around), (name, secret, out)
 
 
 @SETTINGS
