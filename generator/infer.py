@@ -563,7 +563,8 @@ class Inferrer:
         tname = pick(facts, TOOL_NAME_NAMES, types=("string",), min_fill=0.8)
         args = pick(facts, ARGS_NAMES, types=("object", "string"), min_fill=0.5,
                     exclude={tname.path} if tname else set())
-        text_names = ["text", "content", "value", "thinking", "reasoning", "output", "result", "summary"]
+        text_names = ["text", "content", "value", "thinking", "reasoning", "output", "result", "summary", "logs",
+                      "log", "stdout"]
         text = pick(facts, text_names, types=("string", "array"), min_fill=0.5) or pick(
             facts, text_names, types=("object",), min_fill=0.5)
         linked_to = [lk for lk in self.p.links if lk.target == f"{site}:{name}" and self.id_link(lk)]
@@ -573,6 +574,11 @@ class Inferrer:
             spec = self.block_spec_as(name, bt, "tool_exchange", site)
             return spec, 0.9, (f"{n} each holding a call (`{dotted(tname.path)}`, `{dotted(args.path)}`) together "
                                f"with its output `{dotted(output.path)}`"), ["tool_call", "skip"]
+        if not tname and args and output and site == "block" and len(args.path) > 1 and args.path[0] == name:
+            # `{"type": "code_interpreter", "code_interpreter": {"input", "outputs"}}`: the type names the tool
+            spec = self.block_spec_as(name, bt, "tool_exchange", site)
+            return spec, 0.85, (f"{n} each holding an input `{dotted(args.path)}` and its output "
+                                f"`{dotted(output.path)}` under its own type name: a `{name}` call"), ["skip"]
         if tname and (args or "tool_call" in roles):
             spec = self.block_spec_as(name, bt, "tool_call", site)
             return spec, 0.95, f"{n} with a tool name `{dotted(tname.path)}`" + (
@@ -592,7 +598,7 @@ class Inferrer:
                 return spec, 0.9, (f"{n} named like a tool result, no ids linking them: the oldest waiting call of "
                                    f"the tool named in `{dotted(tuple(str(spec['tool_name']).split('.')))}`"), ["skip"]
             return spec, 0.9, f"{n} named like a tool result, no ids linking them: the oldest waiting call", ["skip"]
-        if text and text.type == "string" and (text.prose > 0.1 or "text" in ws or text.name == "text"):
+        if text and text.type == "string" and (text.prose > 0.1 or "text" in ws or text.name in ("text", norm(name))):
             return self.block_spec_as(name, bt, "text"), 0.9, f"{n} with text in `{dotted(text.path)}`", ["skip"]
         if ws & MEDIA or norm(name) in MEDIA:
             word = next((w for w in ("image", "audio", "video", "file", "document") if w in ws or w in name.lower()),
@@ -631,10 +637,16 @@ class Inferrer:
             spec: dict[str, Any] = {"as": "tool_call"}
             if cid:
                 spec["call_id"] = mapping_path(cid.path)
-            spec["tool_name"] = mapping_path(tname.path) if tname else mapping_path(next(
-                (f.path for f in facts if f.type == "string"), ("name",)))
+            if tname:
+                spec["tool_name"] = mapping_path(tname.path)
+            elif site == "block" and self.p.blocks.type_field and args and args.path[0] == name:
+                spec["tool_name"] = mapping_path(self.p.blocks.type_field)  # the block's type names the tool
+            else:
+                spec["tool_name"] = mapping_path(next((f.path for f in facts if f.type == "string"), ("name",)))
             if args:
                 spec["args"] = mapping_path(args.path)
+                if args.type == "string" and args.json_object < 0.5 and args.name not in ("args", "arguments"):
+                    spec["args_key"] = str(args.path[-1])
             return spec
         if role == "tool_result":
             content = pick(facts, ["content", "output", "result", "text", "results", "value", "data", "body",
@@ -658,7 +670,7 @@ class Inferrer:
             return spec
         if role in ("reasoning", "text"):
             names = ["thinking", "reasoning", "text", "content", "summary", "value"] if role == "reasoning" else [
-                "text", "content", "value", "output", "result"]
+                "text", "content", "value", "output", "result", "logs", "log", "stdout"]
             text = pick(facts, names, types=("string", "array"), min_fill=0.3)
             if text is None or (role == "reasoning" and text.type == "string" and text.prose < 0.05
                                 and text.tokenish):

@@ -1339,7 +1339,8 @@ CALL_ARG_KEYS = {"args", "arguments", "params", "parameters", "input", "inputs",
 
 
 def _call_container(data: dict) -> str | None:
-    """The key of an object holding a tool name and its arguments (``action: {name, params}``)."""
+    """The key of an object holding a tool name and its arguments (``action: {name, params}``), or
+    the arguments' key when the record itself holds both (``tool: lookup, args: {...}``)."""
     for key, value in data.items():
         if not isinstance(value, dict):
             continue
@@ -1347,6 +1348,9 @@ def _call_container(data: dict) -> str | None:
         args = {"_".join(words(str(k))) for k, v in value.items() if v is not None}
         if names & CALL_NAME_KEYS and args & CALL_ARG_KEYS:
             return key
+    if any("_".join(words(str(k))) in CALL_NAME_KEYS and isinstance(v, str) and token_like(v) for k, v in data.items()):
+        return next((k for k, v in data.items() if "_".join(words(str(k))) in CALL_ARG_KEYS and v is not None
+                     and not isinstance(v, (bool, int, float))), None)
     return None
 
 

@@ -149,6 +149,9 @@ def assistants_threads() -> None:
             ("user", "Cancel order B-7."),
             ("calls", [("cancel_order", {"order_id": "B-7"}, '{"cancelled": true}')]),
             ("assistant", "Order B-7 is cancelled."),
+            ("user", "What is the average of my last three order totals: 40, 55 and 61?"),
+            ("calls", [("code_interpreter", "print((40 + 55 + 61) / 3)", "52.0")]),
+            ("assistant", "The average is 52.0."),
         ],
     }
     created = int(T0.timestamp())
@@ -173,8 +176,12 @@ def assistants_threads() -> None:
             elif turn[0] == "calls":
                 calls = []
                 for name, args, output in turn[1]:
-                    calls.append({"id": new("call"), "type": "function", "function": {
-                        "name": name, "arguments": json.dumps(args), "output": output}})
+                    if name == "code_interpreter":  # the block type names the tool; the code is its input
+                        calls.append({"id": new("call"), "type": name, name: {
+                            "input": args, "outputs": [{"type": "logs", "logs": output}]}})
+                    else:
+                        calls.append({"id": new("call"), "type": "function", "function": {
+                            "name": name, "arguments": json.dumps(args), "output": output}})
                     story.add(thread, "tool_calls")
                     story.add(thread, "tool")
                 records.append({"id": new("step"), "object": "thread.run.step", "created_at": created,
@@ -198,10 +205,12 @@ def assistants_threads() -> None:
         jsonl(folder / f"{thread}.jsonl", records)
     decisions(
         folder, "An OpenAI Assistants thread export: thread messages with text blocks, and run steps whose "
-        "`step_details.tool_calls` blocks each hold a function call together with its output.",
+        "`step_details.tool_calls` blocks each hold a function call together with its output; a "
+        "code_interpreter block holds its code and a list of typed outputs (logs).",
         ["content block lists", "call and output in one block", "epoch seconds"],
         {"session.by": "file", "timestamps.fields": ["created_at"], "timestamps.format": "epoch_s",
          "blocks.types[function].as": "tool_exchange", "blocks.types[text].as": "text",
+         "blocks.types[code_interpreter].as": "tool_exchange", "blocks.types[logs].as": "text",
          "kinds[object=thread.message,role=user].role": "user",
          "kinds[object=thread.message,role=assistant].role": "assistant",
          "kinds[object=thread.run.step,type=tool_calls].role": "assistant",

@@ -132,7 +132,9 @@ def test_assistants_run_steps_keep_each_output_after_its_call(tmp_path):
     results = [x for records in sessions for x in _calls_answered_in_order(records)]
     assert [r for _, r, _ in results] == ['{"status": "shipped", "carrier": "DHL"}',
                                           '{"status": "packing", "eta": "2026-05-20"}',
-                                          '{"status": "shipped", "eta": "2026-05-18"}', '{"cancelled": true}']
+                                          '{"status": "shipped", "eta": "2026-05-18"}', '{"cancelled": true}', "52.0"]
+    code_call = [c for records in sessions for r in records for c in r.get("tool_calls") or ()][-1]
+    assert (code_call["name"], code_call["args"]) == ("code_interpreter", '{"input":"print((40 + 55 + 61) / 3)"}')
 
 
 # -- gap 4: blocks without a type field, told apart by the key they hold ---------------------------
@@ -263,3 +265,21 @@ def test_the_inspect_report_names_nested_lists_untyped_blocks_and_document_field
     gemini = report_text(profile_of(tuple(str(p) for p in samples(FIXTURES / "gemini_chats" / "chats"))))
     assert "Content blocks without a type field: lists at `parts`" in gemini
     assert "functionResponse x3" in gemini
+
+
+def test_bot_records_with_a_tool_name_and_arguments_at_the_top_become_calls(tmp_path):
+    records = []
+    for n, (order, status) in enumerate([("A-1", "shipped"), ("B-2", "packing")]):
+        records += [{"from": "customer", "text": f"Where is my order {order}, please?", "at": f"2026-05-16T09:0{n}:00Z"},
+                    {"from": "bot", "text": "One moment, I am checking that for you.", "at": f"2026-05-16T09:0{n}:05Z"},
+                    {"from": "bot", "tool": "order_status", "args": {"order": order}, "at": f"2026-05-16T09:0{n}:06Z"},
+                    {"from": "tool", "tool": "order_status", "result": status, "at": f"2026-05-16T09:0{n}:07Z"},
+                    {"from": "bot", "text": f"Your order {order} is {status}.", "at": f"2026-05-16T09:0{n}:09Z"}]
+    path = _write_jsonl(tmp_path / "in" / "chat.jsonl", records)
+    inf = inference([path])
+    call = _rule(inf, "tool_call")
+    assert (call["has"], call["tool_name"], call["args"]) == (["args"], "tool", "args")
+    code, output, sessions = render_and_read(inf.mapping, [path], tmp_path / "cleaner")
+    assert code == 0, output
+    assert [r for _, r, _ in _calls_answered_in_order(sessions[0])] == ["shipped", "packing"]
+    assert [r["role"] for r in sessions[0]].count("assistant") == 6
