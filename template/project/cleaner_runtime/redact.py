@@ -107,6 +107,9 @@ _Q = r"(?:\\{0,15}[\"'`]|%2[27]|&quot;|&#39;)"
 # it), separators or brackets; URL-encoded separators end it too.
 _UV_CHAR = (
     r"(?:[^\s\"'`\\,;&<>(){}\[\]%]"
+    # '&' ends a value only where a query parameter, an entity or a shell operator follows:
+    # in `DB_PASSWORD=Tr0ub4dor&3-horse` the whole word is the secret.
+    r"|&(?![\w.%\[\]-]*=|&|quot;|amp;|#[0-9]|\s|$)"
     r"|%(?!2[0267Cc]|3[BbCcEe]|5[Dd]|7[Dd]|0[AaDd])[0-9A-Fa-f]{2}|%(?![0-9A-Fa-f]{2}))"
 )
 
