@@ -857,12 +857,8 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
     value = text[s:e]
     if sep == ":" and m.group(p + "kq") is None and text[m.start(p + "sep") - 1] in " \t":
         return None  # "Pass :meth:`peek`": YAML keys touch their colon
-    if quoted:
-        j = m.end()
-        while j < len(text) and text[j] in " \t":
-            j += 1
-        if text.startswith((":", "="), j) or text.startswith(("\\u003a", "\\u003d", "%3A", "%3D"), j):
-            return None  # the quoted "value" is the next key: PASSWORD = "access_token": ...
+    if quoted and text.startswith((":", "\\u003a", "%3A", "%3a"), m.end()):
+        return None  # the quoted "value" is the next JSON key: PASSWORD = "access_token": ...
     if not _value_ok(kind, key, value, quoted=quoted, text=text, vend=e, sep=sep):
         return None
     return (kind, s, e)
