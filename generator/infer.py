@@ -206,6 +206,7 @@ class KindPlan:
     output: list = field(default_factory=list)
     result_link: tuple | None = None
     ok: dict | None = None
+    reasoning: tuple | None = None  # a call's thought (ReAct `log`)
     has_extra: list = field(default_factory=list)
     text_fields: list = field(default_factory=list)
 
@@ -718,7 +719,8 @@ class Inferrer:
             text_role = next((r for r in names if r in ("user", "assistant", "reasoning", "system")), None)
             if text_role and names[0] == text_role and plan.text_fields and not plan.args:
                 continue
-            if text_role and names[0] == text_role and plan.text_fields and "tool_call" not in names:
+            if text_role and names[0] == text_role and plan.text_fields and "tool_call" not in names and not (
+                    self.exchange_shaped(plan)):
                 continue
             if plan.call_id and any(lk.target == f"kind:{plan.kind.key}" and lk.target_path == plan.call_id
                                     for lk in self.tool_links()):
@@ -730,6 +732,26 @@ class Inferrer:
             if out:
                 best = max(out, key=lambda lk: (lk.source_path == plan.call_id, lk.matched))
                 plan.call_id = best.source_path
+
+    def exchange_shaped(self, plan: KindPlan) -> bool:
+        """A tool name, arguments and an output in (nearly) every record: a tool step, whatever its
+        kind is called (a ReAct ``agent_step`` with ``tool``, ``tool_input`` and ``observation``)."""
+        if not (plan.tool_name and plan.args and plan.output) or plan.output[0] == plan.args or self.generic_tool(plan):
+            return False  # `name`/`inputs`/`outputs` alone could be any step (an llm run)
+        fills = [st.records / plan.kind.count for p in (plan.tool_name, plan.args, plan.output[0])
+                 if (st := plan.kind.stats.get(p)) is not None]
+        return len(fills) == 3 and min(fills) >= 0.8
+
+    def thought_field(self, plan: KindPlan) -> tuple | None:
+        """A call's prose field named like a thought (``log``, ``thought``, ``reasoning``)."""
+        used = {plan.tool_name, plan.args, *(plan.output[:1])}
+        for _, path, _ in plan.text_fields:
+            if path in used or any(path[: len(u)] == u for u in used if u):
+                continue
+            name = norm(path[-1])
+            if name in ("log", "thought", "thoughts") or "reasoning" in name_roles(str(path[-1]))[:1]:
+                return path
+        return None
 
     def tool_links(self) -> list:
         """Value links that can be tool linkage: not the session id, not parent/thread references."""
@@ -924,6 +946,13 @@ class Inferrer:
         """The content paths of a kind whose role needs them, with the order that loses least."""
         role = plan.role
         k = plan.kind
+        if role in ("tool_call", "tool_exchange"):
+            plan.reasoning = self.thought_field(plan)
+            if plan.reasoning:
+                plan.output = [o for o in plan.output if o != plan.reasoning]
+                self.decide(f"kinds[{k.key}].reasoning", mapping_path(plan.reasoning), 0.85,
+                            f"`{dotted(plan.reasoning)}` holds the step's thought beside the call: written as "
+                            "reasoning before it")
         if role in ("skip", "meta", "tool_call"):
             return
         if role in ("tool_result", "tool_exchange"):
@@ -1017,6 +1046,8 @@ class Inferrer:
                 rule["args"] = mapping_path(plan.args)
                 if plan.args_key:
                     rule["args_key"] = plan.args_key
+            if plan.reasoning:
+                rule["reasoning"] = mapping_path(plan.reasoning)
         if plan.role == "tool_result" and plan.result_link:
             rule["result_link"] = mapping_path(plan.result_link)
         elif plan.role == "tool_result" and plan.tool_name and plan.tool_name not in plan.content:

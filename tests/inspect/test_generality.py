@@ -283,3 +283,28 @@ def test_bot_records_with_a_tool_name_and_arguments_at_the_top_become_calls(tmp_
     assert code == 0, output
     assert [r for _, r, _ in _calls_answered_in_order(sessions[0])] == ["shipped", "packing"]
     assert [r["role"] for r in sessions[0]].count("assistant") == 6
+
+
+def test_react_steps_keep_the_thought_the_call_and_the_observation(tmp_path):
+    records = []
+    for n in range(2):
+        records += [
+            {"event": "input", "text": f"How tall is the Eiffel tower times {n + 2}?", "time": f"2026-05-16T09:0{n}:00Z"},
+            {"event": "agent_step", "tool": "search", "tool_input": "Eiffel tower height",
+             "log": "Thought: I need the height first.", "observation": "330 metres", "time": f"2026-05-16T09:0{n}:05Z"},
+            {"event": "agent_step", "tool": "calculator", "tool_input": f"330*{n + 2}", "log": "Thought: now multiply.",
+             "observation": str(330 * (n + 2)), "time": f"2026-05-16T09:0{n}:09Z"},
+            {"event": "agent_finish", "output": f"It is {330 * (n + 2)} metres.", "log": "Final Answer: done",
+             "time": f"2026-05-16T09:0{n}:12Z"}]
+    path = _write_jsonl(tmp_path / "in" / "react.jsonl", records)
+    inf = inference([path])
+    step = _rule(inf, "tool_exchange")
+    assert (step["tool_name"], step["args"], step["content"], step["reasoning"]) == (
+        "tool", "tool_input", "observation", "log")
+    code, output, sessions = render_and_read(inf.mapping, [path], tmp_path / "cleaner")
+    assert code == 0, output
+    roles = [r["role"] + ("+calls" if r.get("tool_calls") else "") for r in sessions[0][1:]]
+    assert roles == ["user", "reasoning", "assistant+calls", "tool", "reasoning", "assistant+calls", "tool",
+                     "assistant"] * 2
+    assert sessions[0][4]["content"] == "330 metres"
+    assert sessions[0][2]["content"] == "Thought: I need the height first."

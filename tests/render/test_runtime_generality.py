@@ -222,3 +222,16 @@ def test_a_star_goes_over_object_values_and_jsonl_lines(tmp_path):
     plain = tmp_path / "plain.json"
     plain.write_text(json.dumps([{"n": 1}], indent=1))
     assert [r for _, r in read(plain, records_path=("records",))] == [{"n": 1}], "no star: arrays are the records"
+
+
+def test_a_call_rule_may_write_the_step_thought_first():
+    mapping = {"kinds": [{"name": "step", "match": {"event": "step"}, "role": "tool_exchange", "tool_name": "tool",
+                          "args": "input", "args_key": "input", "content": "observation", "reasoning": "log"}],
+               "timestamps": {"fields": ["t"]}}
+    out = build(mapping, [{"event": "step", "tool": "search", "input": "q", "observation": "found", "log": "I look",
+                           "t": 1778922000},
+                          {"event": "step", "tool": "", "input": "q", "observation": "lost", "log": "no tool", "t": 1778922001},
+                          {"event": "step", "tool": "search", "input": "r", "observation": "again", "t": 1778922002}])
+    assert [(r["role"], r.get("content")) for r in out[1:]] == [
+        ("reasoning", "I look"), ("assistant", None), ("tool", "found"), ("reasoning", "no tool"),
+        ("assistant", None), ("tool", "again")]

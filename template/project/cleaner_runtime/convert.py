@@ -144,6 +144,7 @@ class Kind:
     args_key: str
     result_link: tuple
     ok: OkSpec | None
+    reasoning: tuple = ()  # tool_call / tool_exchange: the thought written before the call (ReAct `log`)
     handler: str = ""  # the SessionBuilder method for this role
 
     def __post_init__(self) -> None:
@@ -169,6 +170,7 @@ class Kind:
             args_key=spec.get("args_key") or "_raw",
             result_link=compile_paths(spec.get("result_link")),
             ok=compile_ok(spec.get("ok")),
+            reasoning=compile_paths(spec.get("reasoning")),
         )
 
     def matches(self, record: dict) -> bool:
@@ -687,9 +689,14 @@ class SessionBuilder:
         else:
             self._emit_text(kind.role, self.c.to_text(value), ts, where)
 
-    def _tool_call(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
+    def _tool_call(self, record: dict, kind: Kind, ts: str | None, where: Where) -> str | None:
+        if kind.reasoning:  # the step's thought comes first, as the agent wrote it before acting
+            thought = self.c.to_text(first_present(record, kind.reasoning))
+            if thought:
+                self._emit_text("reasoning", thought, ts, where)
         args = normalise_args(first_present(record, kind.args), kind.args_key)
-        self._emit_calls([(first_present(record, kind.call_id), first_present(record, kind.tool_name), args)], ts, where)
+        return self._emit_calls([(first_present(record, kind.call_id), first_present(record, kind.tool_name), args)],
+                                ts, where)[0]
 
     def _tool_result(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
         content = self.c.to_text(first_present(record, kind.content))
@@ -697,11 +704,9 @@ class SessionBuilder:
                           name=first_present(record, kind.tool_name))
 
     def _tool_exchange(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
-        before = len(self.records)
-        self._tool_call(record, kind, ts, where)
-        if len(self.records) == before:
+        call_id = self._tool_call(record, kind, ts, where)
+        if call_id is None:
             return
-        call_id = self.records[-1]["tool_calls"][0]["id"]
         content = self.c.to_text(first_present(record, kind.content))
         if content is None:
             return
