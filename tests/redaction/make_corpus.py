@@ -125,6 +125,18 @@ ENV_NAMES = {
     "shopify-token": "SHOPIFY_ACCESS_TOKEN",
     "linear-api-key": "LINEAR_API_KEY",
     "jwt": "ID_TOKEN",
+    "age-secret-key": "SOPS_AGE_KEY",
+    "atlassian-api-token": "JIRA_API_TOKEN",
+    "fireworks-api-key": "FIREWORKS_API_KEY",
+    "grafana-token": "GRAFANA_SERVICE_ACCOUNT_TOKEN",
+    "new-relic-key": "NEW_RELIC_API_KEY",
+    "notion-token": "NOTION_TOKEN",
+    "nvidia-api-key": "NVIDIA_API_KEY",
+    "pinecone-api-key": "PINECONE_API_KEY",
+    "postman-api-key": "POSTMAN_API_KEY",
+    "rubygems-token": "GEM_HOST_API_KEY",
+    "sentry-token": "SENTRY_AUTH_TOKEN",
+    "supabase-token": "SUPABASE_ACCESS_TOKEN",
 }
 
 VENDOR_TEMPLATES: list[tuple[str, str, str]] = [
@@ -155,7 +167,10 @@ BARE_VENDOR = [
     "stripe-secret-key", "stripe-webhook-secret", "slack-token", "slack-webhook",
     "discord-bot-token", "discord-webhook", "teams-webhook", "telegram-bot-token", "npm-token",
     "pypi-token", "dockerhub-token", "sendgrid-api-key", "digitalocean-token", "vault-token",
-    "databricks-token", "shopify-token", "linear-api-key", "jwt",
+    "databricks-token", "shopify-token", "linear-api-key", "jwt", "age-secret-key",
+    "atlassian-api-token", "fireworks-api-key", "grafana-token", "new-relic-key", "notion-token",
+    "nvidia-api-key", "pinecone-api-key", "postman-api-key", "rubygems-token", "sentry-token",
+    "supabase-token",
 ]
 
 
@@ -387,6 +402,15 @@ def specific_cases(rng: random.Random) -> list[dict]:
     s = MAKERS["github-token"](rng)
     add("http", "json", f"curl -H \"Authorization: token {s}\" https://api.github.com/user",
         [("github-token", s)])
+    for enc in ("raw", "result"):
+        s = MAKERS["authorization"](rng)
+        add("http", enc, f"curl -s -H 'Authorization: Token {s}' https://api.acme.dev/v1/projects",
+            [("authorization", s)])
+    for host in ("acme.s3.amazonaws.com", "storage.googleapis.com/acme"):
+        s = MAKERS["url-signature"](rng)
+        kind = "Amz" if "amazonaws" in host else "Goog"
+        add("url", "raw", f"curl -o r.csv 'https://{host}/r.csv?X-{kind}-Algorithm=GOOG4-RSA-SHA256"
+                          f"&X-{kind}-Expires=300&X-{kind}-Signature={s}'", [("url-signature", s)])
     for tmpl, enc in [
         ("> Cookie: {s}", "raw"),
         ("curl -H 'Cookie: {s}' https://app.acme.dev/dashboard", "json"),

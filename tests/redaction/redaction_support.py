@@ -17,6 +17,7 @@ import base64
 import importlib.util
 import json
 import random
+import re
 import string
 import sys
 import urllib.parse
@@ -64,10 +65,15 @@ def secret_variants(secret: str) -> set[str]:
     return out
 
 
+PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+
+
 def leaks(secret: str, output: str, n: int = 8, ignore: str = "") -> list[str]:
     """``n``-character windows of the secret (first per variant) that survive in
     ``output``; windows that also occur in ``ignore`` (the surrounding text the
-    secret was put into) prove nothing and are skipped."""
+    secret was put into) prove nothing and are skipped, and so do the
+    placeholders themselves ("[REDACTED:rubygems-token]" for "rubygems_...")."""
+    output = PLACEHOLDER_RE.sub("\x00", output)
     found = []
     for variant in secret_variants(secret):
         if len(variant) < n:
@@ -220,6 +226,22 @@ MAKERS: dict[str, Callable[[random.Random], str]] = {
     "shopify-token": lambda r: "shpat_" + rs(r, HEX, 32),
     "linear-api-key": lambda r: "lin_api_" + mixed(r, B62, 40),
     "jwt": jwt,
+    "age-secret-key": lambda r: "AGE-SECRET-KEY-1" + rs(r, "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
+    "atlassian-api-token": lambda r: ("ATATT3" + mixed(r, B64URL, 10) + mixed(r, B64URL, 170) + "="
+                                      + rs(r, HEX.upper(), 8)),
+    "fireworks-api-key": lambda r: "fw_" + mixed(r, B62, 24),
+    "grafana-token": lambda r: "glsa_" + mixed(r, B62, 32) + "_" + rs(r, HEX, 8),
+    "new-relic-key": lambda r: "NRAK-" + mixed(r, UPPER + DIGITS, 27),
+    "notion-token": lambda r: r.choice(["ntn_" + mixed(r, B62, 46), "secret_" + mixed(r, B62, 43)]),
+    "nvidia-api-key": lambda r: "nvapi-" + mixed(r, B64URL, 64),
+    "pinecone-api-key": lambda r: "pcsk_" + mixed(r, B62, 5) + "_" + mixed(r, B62, 60),
+    "postman-api-key": lambda r: "PMAK-" + rs(r, HEX, 24) + "-" + rs(r, HEX, 34),
+    "rubygems-token": lambda r: "rubygems_" + rs(r, HEX, 48),
+    "sentry-token": lambda r: r.choice(["sntryu_" + rs(r, HEX, 64),
+                                        "sntrys_eyJpYXQiOj" + mixed(r, B64, 120) + "=="]),
+    "supabase-token": lambda r: "sbp_" + rs(r, HEX, 40),
+    "url-signature": lambda r: rs(r, HEX, 64),
+    "authorization": lambda r: mixed(r, B62, 40),
     "url-password": lambda r: url_password(r),
     "bearer-token": lambda r: mixed(r, B62 + "._-", 40),
     "basic-auth": lambda r: base64.b64encode(
@@ -244,7 +266,9 @@ BARE_CLASSES = (
     "slack-webhook", "discord-bot-token", "discord-webhook", "teams-webhook",
     "telegram-bot-token", "npm-token", "pypi-token", "dockerhub-token", "sendgrid-api-key",
     "digitalocean-token", "vault-token", "databricks-token", "shopify-token",
-    "linear-api-key", "jwt",
+    "linear-api-key", "jwt", "age-secret-key", "atlassian-api-token", "fireworks-api-key",
+    "grafana-token", "new-relic-key", "notion-token", "nvidia-api-key", "pinecone-api-key",
+    "postman-api-key", "rubygems-token", "sentry-token", "supabase-token",
 )
 
 # class -> function(secret) -> the smallest realistic context around it
@@ -260,6 +284,9 @@ CONTEXTS: dict[str, Callable[[str], str]] = {
         "Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey=" + s),
     "url-password": lambda s: f"postgres://app:{s}@db.internal:5432/app",
     "bearer-token": lambda s: f"Authorization: Bearer {s}",
+    "authorization": lambda s: f"Authorization: Token {s}",
+    "url-signature": lambda s: ("https://acme.s3.amazonaws.com/r.csv?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+                                f"&X-Amz-Expires=300&X-Amz-Signature={s}"),
     "basic-auth": lambda s: f"Authorization: Basic {s}",
     "cookie": lambda s: f"Cookie: {s}",
     "session-id": lambda s: f"PHPSESSID={s}",
