@@ -334,8 +334,9 @@ def main(argv: list[str] | None = None) -> int:
                 subjects.append(("cleaner-nofast", [sys.executable, "-c", NOFAST, script, *clean], total,
                                  "only jsonschema"))
             if sessions > 1 and args.jobs > 1:
+                by_field = "by: field" in MAPPINGS[fmt].read_text(encoding="utf-8")
                 subjects.append((f"cleaner-j{args.jobs}", [sys.executable, script, *clean, "--jobs", str(args.jobs)],
-                                 total, ""))
+                                 total, "session.by: field, where --jobs has no effect" if by_field else ""))
             if fmt == "pi" and not why_no_normalizer:
                 subjects.append(("normalizer-batch",
                                  [sys.executable, "-c", NORMALIZER, str(src), str(outputs), "batch", "0"], total,
