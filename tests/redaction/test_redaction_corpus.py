@@ -238,3 +238,11 @@ def test_module_is_stdlib_only_and_standalone():
             assert node.level == 0, "no relative (sibling) imports"
             mods.add(node.module.split(".")[0])
     assert mods <= set(sys.stdlib_module_names)
+
+
+def test_every_class_is_documented_and_covered():
+    doc = redact_mod.__doc__
+    for cls in redact_mod.CLASSES + redact_mod.PERSONAL_CLASSES:
+        assert f"``{cls}``" in doc, cls
+    covered = {lab["class"] for c in POSITIVES + PERSONALS for lab in c["labels"]}
+    assert covered == set(redact_mod.CLASSES) | set(redact_mod.PERSONAL_CLASSES)

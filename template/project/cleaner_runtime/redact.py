@@ -43,6 +43,32 @@ Design
   value is a recognisable vendor token (``GITHUB_TOKEN=ghp_...`` is counted as
   ``github-token``).
 
+Classes (stable placeholder names, ``CLASSES`` / ``PERSONAL_CLASSES``)
+---------------------------------------------------------------------
+
+Cloud: ``aws-access-key-id``, ``aws-secret-access-key``, ``aws-session-token``,
+``url-signature`` (presigned S3/GCS), ``gcp-api-key``, ``gcp-oauth-token``,
+``gcp-refresh-token``, ``gcp-client-secret``, ``azure-storage-key``,
+``azure-shared-access-key``, ``azure-sas-signature``, ``azure-client-secret``.
+Keys: ``private-key`` (PEM/OpenSSH/PGP/PuTTY blocks, whole), ``age-secret-key``.
+VCS: ``github-token``, ``github-fine-grained-token``, ``gitlab-token``.
+LLM: ``openai-api-key``, ``anthropic-api-key``, ``openrouter-api-key``,
+``huggingface-token``, ``groq-api-key``, ``replicate-api-token``,
+``perplexity-api-key``, ``xai-api-key``, ``langsmith-api-key``, ``tavily-api-key``,
+``pinecone-api-key``, ``fireworks-api-key``, ``nvidia-api-key``.
+Payments: ``stripe-secret-key``, ``stripe-webhook-secret``.
+Chat: ``slack-token``, ``slack-webhook``, ``discord-bot-token``,
+``discord-webhook``, ``teams-webhook``, ``telegram-bot-token``.
+Registries and SaaS: ``npm-token``, ``pypi-token``, ``rubygems-token``,
+``dockerhub-token``, ``sendgrid-api-key``, ``shopify-token``, ``linear-api-key``,
+``notion-token``, ``digitalocean-token``, ``vault-token``,
+``atlassian-api-token``, ``databricks-token``, ``sentry-token``, ``grafana-token``,
+``postman-api-key``, ``new-relic-key``, ``supabase-token``.
+Generic: ``jwt``, ``url-password``, ``bearer-token``, ``basic-auth``,
+``authorization``, ``cookie``, ``session-id``, ``password``, ``secret``, ``token``,
+``api-key``, ``client-secret``.  Opt-in: ``email``, ``phone-number``,
+``card-number`` (Luhn), ``iban`` (mod 97).
+
 Placeholder policy (left alone, by design)
 -------------------------------------------
 
