@@ -213,6 +213,12 @@ def _unreadable(work: Path) -> str:
     return "in"
 
 
+def _unreadable_field(work: Path) -> str:
+    put(work, "in/good.jsonl", records(*({**r, "sid": "A"} for r in BASE)))
+    put(work, "in/locked.jsonl", records(*({**r, "sid": "A"} for r in BASE)))
+    return "in"
+
+
 def _unreadable_folder(work: Path) -> str:
     put(work, "in/good.jsonl", jsonl(BASE))
     put(work, "in/locked/inner.jsonl", jsonl(BASE))
@@ -466,6 +472,10 @@ CASES: list[Case] = [
     Case("unreadable-file", _unreadable, 1, UNREADABLE_FILE, {"good.jsonl": BASE_OUT}, unreadable=("in/locked.jsonl",),
          stderr=("error: in/locked.jsonl: cannot read (Permission denied); fix or remove the file",),
          generator="`new` copies samples before cleaning; see test_generator_unreadable_sample"),
+    Case("unreadable-file-by-field", _unreadable_field, 1, UNREADABLE_FILE, mapping="field",
+         unreadable=("in/locked.jsonl",),
+         stderr=(("error: in/locked.jsonl: cannot read (Permission denied); fix or remove the file (the run stopped; "
+                 "nothing written)"),), generator="`new` copies samples before cleaning; see test_generator_unreadable_sample"),
     Case("unreadable-folder", _unreadable_folder, 1, UNREADABLE_FOLDER, {"good.jsonl": BASE_OUT},
          unreadable=("in/locked",),
          stderr=("error: in/locked: folder cannot be read (Permission denied); fix its permissions",),

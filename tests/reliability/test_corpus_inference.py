@@ -8,6 +8,7 @@ renders a project, lists the questions it cannot answer and renders nothing, or 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from .corpus import CASES, Case
-from .support import no_traceback, run_cli_forked
+from .support import no_traceback, run_cli_forked, snapshot
 
 # Unreadable files need a capability-less process (see conftest.unreadable_prefix), which a forked
 # worker cannot be for one command only; a missing input is a usage error covered elsewhere.
@@ -43,8 +44,10 @@ class Ran:
 
 @pytest.fixture(scope="session")
 def inference_results(tmp_path_factory) -> dict[str, Ran]:
+    """Each distinct input once: inference sees only the samples, not a case's mapping or flags."""
     root = tmp_path_factory.mktemp("inference-corpus")
     runs: dict[str, Ran] = {}
+    first_with: dict[str, str] = {}
     jobs, owners = [], []
     for case in INFERRED:
         ran = runs[case.id] = Ran(root / case.id)
@@ -54,6 +57,11 @@ def inference_results(tmp_path_factory) -> dict[str, Ran]:
         except Exception as exc:  # noqa: BLE001 - reported by the case's own test
             ran.error = exc
             continue
+        digest = hashlib.sha256(repr((ran.given, sorted(snapshot(ran.work).items()))).encode()).hexdigest()
+        if digest in first_with:
+            runs[case.id] = runs[first_with[digest]]
+            continue
+        first_with[digest] = case.id
         for name, argv in (("inspect", ["inspect", ran.given, "--json"]),
                            ("new", ["new", ran.given, "--yes", "-o", "proj"])):
             jobs.append((ran.work, argv))
