@@ -112,14 +112,20 @@ def test_sigkill_at_random_moments_never_leaves_a_partial_file(crash_setup, tmp_
     print(f"{killed_mid_write} kills mid-write, {leftovers_cleaned} with a temporary file left and cleaned")
 
 
-def test_ctrl_c_stops_cleanly_with_exit_130(crash_setup, tmp_path):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs):
+    """Ctrl-C (SIGINT to the whole foreground process group, workers included)."""
     project, raw, _, ref_files, _ = crash_setup
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
-                             "--output", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--output", str(out), "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
     first_output_appears(out, proc, 0)
-    proc.send_signal(signal.SIGINT)
+    os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=TIMEOUT)
+    at_exit = visible_files(out)
+    time.sleep(0.3)
+    assert visible_files(out) == at_exit, "no worker goes on writing after the cleaner has exited"
     if proc.returncode == 0:
         pytest.skip("the run finished before the interrupt arrived")
     assert proc.returncode == 130, stderr
