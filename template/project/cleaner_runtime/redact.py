@@ -964,7 +964,7 @@ def _build_detectors() -> list[_Det]:
              ("http",), check=_webhook_check("discord-webhook")))
     add(_Det("teams-webhook", "h",
              r"ttps?://(?:[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2"
-             r"|outlook\.office(?:365)?\.com/webhook)/[^\s\"'`<>\\]{20,}",
+             r"|outlook\.office(?:365)?\.com/webhook)/[A-Za-z0-9@/_.~-]{20,}",
              ("http",), check=_webhook_check("teams-webhook")))
     add(_Det("discord-bot-token", "MNO",
              r"[A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{5,7}\.[A-Za-z0-9_-]{27,40}",
