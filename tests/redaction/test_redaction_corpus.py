@@ -164,6 +164,10 @@ def test_extra_patterns():
     r2 = Redactor(extra_patterns={"acme-key": r"ACME-[0-9]{4}-[A-Z]{4}"}, allowlist=["ACME-0000-TEST"])
     assert r2.redact(json.dumps({"k": "ACME-1234-ABCD ACME-0000-TEST"})) == \
         '{"k": "[REDACTED:acme-key] ACME-0000-TEST"}'
+    # a leading inline flag applies to that pattern only
+    r3 = Redactor(extra_patterns={"ticket": r"(?i)tkt-\d{4}", "order": r"ORD\d{3}"})
+    assert r3.redact("tkt-1234 TKT-5678 ord123 ORD123") == \
+        "[REDACTED:ticket] [REDACTED:ticket] ord123 [REDACTED:order]"
     with pytest.raises(ValueError):
         Redactor(extra_patterns={"Not Kebab": "x"})
     with pytest.raises(Exception):  # noqa: B017 - re.error

@@ -1183,6 +1183,9 @@ class _Compiled:
         xnames: dict[str, str] = {}
         for i, (cls, pat) in enumerate(extra):
             re.compile(pat)  # validate early, with a clear error
+            lead = re.match(r"\(\?([imsx]+)\)", pat)
+            if lead:  # a leading global flag group becomes a scoped one
+                pat = f"(?{lead.group(1)}:{pat[lead.end():]})"
             xnames[f"x{i}_"] = cls
             xparts.append(f"(?P<x{i}_>{pat})")
         self.xrx: tuple[re.Pattern[str], dict[int, str]] | None = None
