@@ -57,11 +57,16 @@ def shorten(text: str, limit: int = 160) -> str:
 def raw_lines(mapping: dict, files: list[Path], limit: int) -> list[str]:
     readers = runtime_module("readers")
     redactor = runtime_module("redact").Redactor()
+    settings = mapping["input"]
+    records_path = settings.get("records_path")
+    path = runtime_module("mapping").compile_path(records_path) if records_path else None
     lines: list[str] = []
     for file in files:
         item = readers.InputFile(file, Path(file.name))
         try:
-            for entry in readers.read_records(item, mapping["input"]["container"]):
+            # The records exactly as the cleaner reads them: nested lists unpacked, so the left
+            # column shows what each output record came from.
+            for entry in readers.read_records(item, settings["container"], path):
                 if isinstance(entry, readers.BadLine):
                     lines.append(f"[{entry.where}: {entry.reason}]")
                 else:
