@@ -31,13 +31,22 @@ def good_sample(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def projects(tmp_path_factory, answers_dir: Path, good_sample: Path) -> dict[str, Path]:
+def element_sample(tmp_path_factory) -> Path:
+    """One conversation per line, the form the `element` mapping reads."""
+    path = tmp_path_factory.mktemp("element-sample") / "convs.jsonl"
+    path.write_text(jsonl([{"id": "one", "messages": BASE}]), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def projects(tmp_path_factory, answers_dir: Path, good_sample: Path, element_sample: Path) -> dict[str, Path]:
     """Every mapping of support.MAPPINGS rendered with `trajectory-cleaner new --answers`."""
     root = tmp_path_factory.mktemp("projects")
 
     def render(name: str) -> Path:
         dest = root / name
-        result = run_generator("new", str(good_sample), "--answers", str(answers_dir / f"{name}.yml"), "-o", str(dest))
+        sample = element_sample if name == "element" else good_sample
+        result = run_generator("new", str(sample), "--answers", str(answers_dir / f"{name}.yml"), "-o", str(dest))
         assert result.returncode == 0, result.stdout + result.stderr
         return dest
 

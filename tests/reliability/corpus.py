@@ -461,6 +461,21 @@ CASES: list[Case] = [
          out={"A.jsonl": BASE_OUT, "B.jsonl": BASE_OUT}),
     Case("field-hostile-session-ids", _field_hostile_ids, 0, NO_SESSION_ID, mapping="field", out=None,
          check=_five_safe_names),
+    # -- one session per element of a list (session.by: element) --------------------------------
+    Case("element-bad-lines-and-elements", file_case("convs.jsonl", records(
+        {"id": "a", "messages": BASE}, MID, {"id": "b"}, '"junk"\n', {"id": "c", "messages": [U, "text", C, R, A]})),
+        0, BAD_LINE, {"convs/0001.jsonl": BASE_OUT, "convs/0005.jsonl": BASE_OUT}, mapping="element",
+        stdout=("1 x invalid line: invalid JSON (Expecting value at column 26) (first at convs.jsonl:2)",
+                ("1 x invalid line: input.records_path 'messages' not found in this element (first at convs.jsonl "
+                "(element 3))"),
+                "1 x invalid line: a JSON string, not an object (first at convs.jsonl:4)",
+                ("1 x invalid line: record 2 is a JSON string, not an object (first at convs.jsonl (element 5, "
+                "record 2))"))),
+    Case("element-unknown-kind-fails-one-element", file_case("convs.jsonl", records(
+        {"id": "a", "messages": BASE}, {"id": "b", "messages": [*BASE, {"type": "mystery", "ts": T1}]},
+        {"id": "c", "messages": BASE})), 1, UNKNOWN_KIND,
+        {"convs/0001.jsonl": BASE_OUT, "convs/0003.jsonl": BASE_OUT}, mapping="element",
+        stderr=("convs.jsonl (element 2, record 5): unknown record kind: type=\"mystery\"",), fix="unknown_kinds"),
     # -- the file system -------------------------------------------------------------------------
     Case("symlink-loops-and-dangling-links", _folder_with_links, 0, NOT_A_FILE, {"good.jsonl": BASE_OUT},
          stdout=("2 x input entry not read: link loop (first at in/a.jsonl)",

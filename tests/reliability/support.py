@@ -44,6 +44,7 @@ MAPPINGS: dict[str, dict] = {
     "field": {**_BASE, "session": {"by": "field", "field": "sid"}},
     "field_skip": {**_BASE, "session": {"by": "field", "field": "sid", "missing": "skip"}},
     "mtime": {**_BASE, "timestamps": {"fields": ["ts"], "format": "auto", "fallback": "file_mtime"}},
+    "element": {**_BASE, "input": {"records_path": "*.messages"}, "session": {"by": "element"}},
 }
 
 # One well-formed session of every record kind, and exactly what the cleaner must write for it.
