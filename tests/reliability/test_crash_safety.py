@@ -11,6 +11,7 @@ dead) and completes to output byte-identical to the uninterrupted run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -54,7 +55,22 @@ def crash_setup(projects, tmp_path_factory):
     ref_files, old_files = visible_files(reference), visible_files(old)
     assert len(ref_files) == SESSIONS and ref_files.keys() == old_files.keys()
     assert all(ref_files[k] != old_files[k] for k in ref_files)
-    return project, raw, old, ref_files, old_files
+    return project, raw, old, ref_files, old_files, writing_time(project, raw, root / "timed")
+
+
+def writing_time(project: Path, raw: Path, out: Path) -> float:
+    """How long a run spends writing (first file to exit) here and now, so kills can land inside it."""
+    spans = []
+    for _ in range(2):
+        started = time.time() - 1
+        proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
+                                 "--output", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        first_output_appears(out, proc, started)
+        began = time.monotonic()
+        proc.wait(timeout=TIMEOUT)
+        spans.append(time.monotonic() - began)
+        shutil.rmtree(out)
+    return min(spans)
 
 
 def first_output_appears(out: Path, proc: subprocess.Popen, since: float, limit: float = 20.0) -> None:
@@ -67,7 +83,7 @@ def first_output_appears(out: Path, proc: subprocess.Popen, since: float, limit:
 
 
 def test_sigkill_at_random_moments_never_leaves_a_partial_file(crash_setup, tmp_path):
-    project, raw, old, ref_files, old_files = crash_setup
+    project, raw, old, ref_files, old_files, span = crash_setup
     rng = random.Random(20260516)
     killed_mid_write = leftovers_cleaned = 0
     for trial in range(TRIALS):
@@ -84,9 +100,10 @@ def test_sigkill_at_random_moments_never_leaves_a_partial_file(crash_setup, tmp_
             time.sleep(rng.uniform(0, 0.5))  # anywhere from start-up on
         else:
             first_output_appears(out, proc, started)  # while it writes
-            time.sleep(rng.uniform(0, 0.3))
+            time.sleep(rng.uniform(0, 0.9 * span))
         finished = proc.poll() is not None
-        os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):  # it may have finished just now
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=TIMEOUT)
 
         seen = visible_files(out) if out.exists() else {}
@@ -115,13 +132,14 @@ def test_sigkill_at_random_moments_never_leaves_a_partial_file(crash_setup, tmp_
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs):
     """Ctrl-C (SIGINT to the whole foreground process group, workers included)."""
-    project, raw, _, ref_files, _ = crash_setup
+    project, raw, _, ref_files, _, _ = crash_setup
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
                              "--output", str(out), "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     first_output_appears(out, proc, 0)
-    os.killpg(proc.pid, signal.SIGINT)
+    with contextlib.suppress(ProcessLookupError):  # it may have finished just now
+        os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=TIMEOUT)
     at_exit = visible_files(out)
     time.sleep(0.3)
@@ -138,7 +156,7 @@ def test_ctrl_c_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs):
 
 def test_stale_temp_files_of_live_processes_and_foreign_files_are_kept(crash_setup, tmp_path):
     """The rerun removes only its own kind of leftovers, and only when their writer is gone."""
-    project, raw, _, ref_files, _ = crash_setup
+    project, raw, _, ref_files, _, _ = crash_setup
     out = tmp_path / "out"
     (out / "team0").mkdir(parents=True)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
