@@ -186,7 +186,7 @@ _WORD_PLACEHOLDER_RE = re.compile(
 
 _PLACEHOLDER_WORDS = frozenset(
     """
-    password passwd pass pwd secret token apikey api_key key none null nil
+    password passwd pass pwd secret token apikey api_key key none null nil a1b2c3d4
     undefined true false yes no on off required optional string str bytes
     int integer number float bool boolean any object unknown text varchar
     char secretstr secretbytes env default empty blank hidden masked mask
@@ -202,6 +202,14 @@ _CODE_CHAIN_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\Z", _FLAGS
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGIT = frozenset("0123456789")
+
+
+_ESC_BEFORE_RE = re.compile(r"(?:\\[nrtbf]|%[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4})\Z", _FLAGS)
+
+
+def _word_start(text: str, i: int) -> bool:
+    """``text[i]`` starts a word: no letter before it, except an escape's tail."""
+    return i == 0 or not text[i - 1].isalpha() or _ESC_BEFORE_RE.search(text, max(0, i - 6), i) is not None
 
 
 def _categories(v: str) -> int:
@@ -339,7 +347,7 @@ def _tok(cls: str, pattern: str, *, anchors: tuple[str, ...] = (), check: _Check
 
 def _aws_id_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
     v = text[s:e]
-    if "EXAMPLE" in v or v in _KNOWN_EXAMPLES or len(set(v[4:])) < 6:
+    if "EXAMPLE" in v or "XMPL" in v or v in _KNOWN_EXAMPLES or len(set(v[4:])) < 6:
         return None
     return "aws-access-key-id"
 
@@ -450,10 +458,24 @@ def _sql_netrc_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str
     return "password"
 
 
+_SQL_USER_RE = re.compile(r"(?i:\b(?:user|role|login|grant)\b)", _FLAGS)
+
+
+def _sql_identified_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    """CREATE/ALTER USER ... IDENTIFIED BY 'pw' (not "a library identified by 'name'")."""
+    v = text[s:e]
+    if len(v) < 4 or _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+        return None
+    line = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 300)
+    if not _SQL_USER_RE.search(text, line, m.start()):
+        return None
+    return "password"
+
+
 def _url_sig_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
-    ks = m.start()
-    if not text[max(0, ks - 7):ks].lower().endswith(("x-amz-", "x-goog-")):
-        return None  # presigned S3 / GCS URL signatures only
+    if not _word_start(text, m.start()):
+        return None
+    # presigned S3 / GCS URLs (X-Amz-Signature=), SigV4 headers (", Signature=")
     return "url-signature"
 
 
@@ -590,6 +612,9 @@ def _kind_for_key(key: str) -> str:
 
 
 _UUID_RE = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\Z", _FLAGS)
+_WORDS_RE = re.compile(r"[A-Za-z]+(?:[-_.:/][A-Za-z]+)*\Z", _FLAGS)
+_KEYWORD_ENDS = ("pass", "password", "passwd", "pwd", "token", "secret", "key", "keyid")
+_IDENT_CHAIN_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\Z", _FLAGS)
 _URL_VALUE_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}:(?://|\\/\\/)", _FLAGS)
 _FORMAT_ONLY_RE = re.compile(r"(?:%[sdrx]|\{\w{0,20}\}|[\s:@/,;|-])+\Z", _FLAGS)
 _TYPE_SUFFIX_RE = re.compile(r"(?i:str|string|bytes|int|bool|any|none|null)\??\Z", _FLAGS)
@@ -603,12 +628,17 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
     the checks that need its end are skipped (the caller re-checks).
     """
     v = value
-    if _is_placeholder(v) or _URL_VALUE_RE.match(v):
-        return False  # placeholders; URLs (their credentials are url-password's job)
+    if _is_placeholder(v) or _URL_VALUE_RE.match(v) or v.startswith("arn:"):
+        return False  # placeholders; URLs (their credentials are url-password's job); ARNs
     lv = v.lower()
     kw = key.lower()
     if lv == kw or lv.replace("-", "_") == kw.replace("-", "_"):
         return False
+    if _IDENT_CHAIN_RE.match(v) and lv.endswith(_KEYWORD_ENDS):
+        return False  # nextToken, hashedPassword, rust_openssl.hpke.X25519PrivateKey
+    if (not quoted and sep == ":" and _IDENT_CHAIN_RE.match(v) and v[0].isupper()
+            and text[vend:vend + 1] in (",", ")", "=", "]")):
+        return False  # a type annotation: private_key: PKCS7PrivateKeyTypes,
     if not quoted:
         if v[0] in "?:@!*&":
             return False  # SQL parameters, YAML tags / aliases / anchors
@@ -621,8 +651,7 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
             return False  # function call / subscript: code, not a value
         if not partial and _CODE_CHAIN_RE.match(v) and not any(c.isdigit() for c in v):
             # identifier or dotted attribute chain without digits
-            if "." in v or "_" in v.strip("_") or lv.endswith(
-                    ("pass", "password", "passwd", "pwd", "token", "secret", "key")):
+            if "." in v or "_" in v.strip("_"):
                 return False
             if kind != "password":
                 return False
@@ -641,13 +670,15 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
             if j < len(text) and text[j] not in "\r\n\\,;}])#&%":
                 return False
             if sep == ":" and text[vend - len(v) - 1] == ":" and (
-                    _categories(v) < 2 and kw[-4:] != "pass"):
-                return False  # "passwd:gecos" (no space: not YAML); openssl pass:xyz is
+                    "=" in v or (_categories(v) < 2 and kw[-4:] != "pass")):
+                return False  # "passwd:gecos", "startToken:Token=None" (no space: not YAML)
     if kind == "password":
         if len(v) < 4 or _FORMAT_ONLY_RE.match(v):
             return False
         if quoted and (" " in v and (kw.endswith("pass") or v.count(" ") >= 4) or "\\n" in v):
             return False  # prose / docstrings: {'pass': 'The "pass" statement\n'}
+        if kw.endswith("pass") and lv.endswith("pass"):
+            return False  # {'pass': 'bandpass'}
         if v[0] in "/~" or (len(v) > 2 and v[1] == ":" and v[2] in "\\/") or v.startswith("./"):
             return False  # a path (PWD=/home/user, password_file paths)
         return quoted or _TYPE_SUFFIX_RE.match(v) is None
@@ -656,6 +687,8 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
         return False
     if v.isdigit():
         return len(v) >= 16
+    if len(v) < 24 and _WORDS_RE.match(v):
+        return False  # words and names (nextTokenValue, Access-Control-Allow-Credentials)
     if _categories(v) >= 2:
         return True
     return len(v) >= 32 and len(set(v)) >= 10
@@ -674,6 +707,8 @@ def _simple_value_check(cls: str, min_len: int = 4, cats: int = 0) -> _Check:
 
 def _auth_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
     v = text[s:e]
+    if not _word_start(text, m.start()):
+        return None  # AggregationAuthorization (Proxy-Authorization is fine)
     scheme = (m.group(p + "scheme") or "").lower()
     if _is_placeholder(v):
         return None
@@ -794,7 +829,7 @@ def _keyword_tail() -> str:
         r"[ \t]*"
         r"(?!-----)"
         # (lazy single-character repeats: sre saves no group state per step)
-        rf"(?:(?P<@@vq>{_Q})(?P<@@qv>[^\r\n]{{1,4096}}?)(?P=@@vq)"
+        rf"(?:(?P<@@vq>{_Q})(?P<@@qv>[^\r\n]{{0,4096}}?)(?P=@@vq)"
         # capped so a rejected candidate costs little; the check extends it
         rf"|(?P<@@uv>{_UV_CHAR}{{1,{_UV_CAP}}}+))"
     )
@@ -837,6 +872,12 @@ def _keyword_dets() -> list[_Det]:
     return dets
 
 
+_NOT_CREDENTIAL_TOKENS = (
+    "nexttoken", "pagetoken", "continuationtoken", "clienttoken", "paginationtoken",
+    "synctoken", "inputtoken", "outputtoken", "idempotencytoken", "cursortoken", "starttoken",
+    "resumetoken", "updatetoken", "changetoken", "verificationtoken", "publickeytoken",
+    "maxtoken", "lasttoken", "prevtoken", "previoustoken",
+)
 _NOT_PASS = ("bypass", "compass", "surpass", "overpass", "underpass", "trespass", "impass")
 
 
@@ -857,6 +898,10 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
     ki = ks - len(prefix)
     if text.endswith(("//", "\\/"), 0, ki):
         return None  # user name in scheme://user:pass@host (url-password handles it)
+    if ki > 1 and text[ki - 1] == ":" and (text[ki - 2] == ":" or text[ki - 2].isalnum()):
+        return None  # AWS::IAM::AccessKey, arn:aws:secretsmanager:...:secret:name
+    if lkey.replace("_", "").replace("-", "").endswith(_NOT_CREDENTIAL_TOKENS):
+        return None  # pagination cursors, idempotency tokens, .NET publicKeyToken
     if m.group(p + "ws") is not None and not key.startswith("-"):
         return None  # "password hunter2" in prose; only --password hunter2
     lkw = kw.lower()
@@ -864,8 +909,13 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
         stem = prefix.lower().rstrip("_-.")
         if not stem.endswith(_KEY_PREFIXES):
             return None  # cache_key, public_key, sort_key, key: value ...
-    elif lkw == "session" and not prefix.endswith("_"):
-        return None  # only cookie names like _app_session / laravel_session
+        if lkw.endswith("id") and not stem.endswith("private"):
+            return None  # KMSMasterKeyId names a key; GCP's private_key_id is kept
+    elif lkw.startswith("sess"):
+        if lkw == "session" and not prefix.endswith("_"):
+            return None  # only cookie names like _app_session / laravel_session
+        if not (kw.islower() or kw.isupper()):
+            return None  # activeSessionId (API ids) vs sessionid / PHPSESSID cookies
     kind = _kind_for_key(key)
     if kind == "session-id" and _UUID_RE.match(text, s, e):
         return None  # agent/session metadata ids, not web session cookies
@@ -1015,7 +1065,7 @@ def _build_detectors() -> list[_Det]:
     auth_tail = (
         rf"(?:{_Q})?[ \t]*[:=][ \t]*(?:{_Q})?[ \t]*"
         r"(?:(?P<@@scheme>(?i:bearer|basic|token|bot|digest|apikey|api-key|sso-key|hmac|jwt"
-        r"|negotiate|ntlm|key))[ \t]+)?"
+        r"|negotiate|ntlm|key|aws4-hmac-sha256|goog4-rsa-sha256))[ \t]+)?"
         r"(?P<@@s>[^\s\"'`\\,;()\[\]{}<>]{8,}+)(?![(\[])"
     )
     for ch in "aA":
@@ -1058,16 +1108,10 @@ def _build_detectors() -> list[_Det]:
     add(_Det("cookie", "-", r"(?:b|-cookie)(?:[ \t]+|=)" + cmd_val, ("-b", "--cookie"),
              secret=("qs", "us"), check=_cmd_flag_check("cookie", curl, min_len=8),
              lb=r"(?<=[ \t]-)", contextual=True))
-    add(_Det("password", "i",
+    add(_Det("password", "iI",
              r"(?i:dentified)[ \t]+(?i:by)[ \t]+(?:(?i:password)[ \t]+)?"
              r"(?P<@@q>['\"])(?P<@@s>[^'\"\r\n]{1,256})(?P=@@q)",
-             ("identified",), secret=("s",), check=_simple_value_check("password"),
-             contextual=True))
-    add(_Det("password", "I",
-             r"(?i:dentified)[ \t]+(?i:by)[ \t]+(?:(?i:password)[ \t]+)?"
-             r"(?P<@@q>['\"])(?P<@@s>[^'\"\r\n]{1,256})(?P=@@q)",
-             ("identified",), secret=("s",), check=_simple_value_check("password"),
-             contextual=True))
+             ("identified",), secret=("s",), check=_sql_identified_check, contextual=True))
     # SQL: WITH PASSWORD 'x'; .netrc: machine h login u password x
     add(_Det("password", "pP",
              r"(?i:assword)[ \t]+(?:(?P<@@q>')(?P<@@s>[^'\r\n]{4,256})(?P=@@q)"
