@@ -620,6 +620,24 @@ def negative_cases(rng: random.Random) -> list[dict]:
         ("docs", "   >>> C.load('rocky=road; Path=/cookie')\n   Cookie: rocky=road"),
         ("code", "user_pass = '%s:%s' % (unquote(user), unquote(passwd))"),
         ("code", "topics = {'pass': 'The \"pass\" statement\\n*****\\n'}"),
+        # found by scanning installed packages (botocore, cfnlint, antlr, cryptography...)
+        ("api-data", '      "input_token": "nextToken",\n      "output_token": "nextToken",'),
+        ("api-data", '{"NextToken": "eyJ2IjoxLCJjIjoiQUFBQUFBQUE", "ClientToken": "' + uuid4(rng) + '"}'),
+        ("api-data", ('    "AWS::ApiGateway::ApiKey": "48205d4ffd7feba3",\n'
+                     '    "AWS::Config::AggregationAuthorization": "af318b77aaceeeaa",')),
+        ("api-data", '"SecretArn": "arn:aws:secretsmanager:us-west-2:111122223333:secret:mySecret1"'),
+        ("api-data", '"ServiceSpecificCredentialId": "ACCAQFODXMPL4YFHP7DZE"'),
+        ("api-data", "--sse-specification Enabled=true,SSEType=KMS,KMSMasterKeyId=abcd1234-abcd-1234-a123-ab1234a1b234"),
+        ("api-data", '{"activeSessionId": "st-a1b2c3d4e5f6g"}'),
+        ("code", "def login(self, server, username=None, password='', terminal_type='ansi'):"),
+        ("code", "def __init__(self, recognizer:Parser, input:TokenStream=None, startToken:Token=None):"),
+        ("code", "MLKEM768X25519PrivateKey = rust_openssl.hpke.MLKEM768X25519PrivateKey"),
+        ("code", 'ALLOW_CREDENTIALS = "Access-Control-Allow-Credentials"'),
+        ("code", "    private_key: PKCS7PrivateKeyTypes,"),
+        ("code", "    ExtendedKeyUsageOID.SERVER_AUTH: \"serverAuth\","),
+        ("code", "filters = {'pass': 'bandpass', 'stop': 'bandstop'}"),
+        ("code", '"""Load and return a dynamic library identified by \'name\'."""'),
+        ("xml", '<assemblyIdentity type="win32" name="Microsoft.VC90.CRT" publicKeyToken="1fc8b3b9a1e18e3b"/>'),
         ("shell", "x-request-id: " + uuid4(rng) + "\ncontent-length: 1432\netag: W/\"" + sha() + "\""),
     ]
     return [{"context": c, "text": t} for c, t in texts]

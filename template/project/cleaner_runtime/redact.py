@@ -613,6 +613,8 @@ def _kind_for_key(key: str) -> str:
 
 _UUID_RE = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}\Z", _FLAGS)
 _WORDS_RE = re.compile(r"[A-Za-z]+(?:[-_.:/][A-Za-z]+)*\Z", _FLAGS)
+_WORD_RE = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+)\Z", _FLAGS)  # a word, not random case
+_SEPS_RE = re.compile(r"[-_.:/]", _FLAGS)
 _KEYWORD_ENDS = ("pass", "password", "passwd", "pwd", "token", "secret", "key", "keyid")
 _IDENT_CHAIN_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\Z", _FLAGS)
 _URL_VALUE_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}:(?://|\\/\\/)", _FLAGS)
@@ -687,7 +689,8 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
         return False
     if v.isdigit():
         return len(v) >= 16
-    if len(v) < 24 and _WORDS_RE.match(v):
+    if _WORDS_RE.match(v) and (len(v) < 24 or all(
+            _WORD_RE.match(w) for w in _SEPS_RE.split(v))):
         return False  # words and names (nextTokenValue, Access-Control-Allow-Credentials)
     if _categories(v) >= 2:
         return True
