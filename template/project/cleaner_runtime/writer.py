@@ -9,11 +9,14 @@ removes such files once the process that wrote them is gone (``remove_stale_temp
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+import signal
 import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -136,6 +139,26 @@ def _file_mode() -> int:
     return _MODE[0]
 
 
+@contextlib.contextmanager
+def _interrupts_deferred():
+    """Hold Ctrl-C and SIGTERM until the file is renamed into place (or removed).
+
+    Python raises KeyboardInterrupt between any two bytecodes, also between creating the
+    temporary file and the ``try`` that would remove it; with the signals blocked for the few
+    system calls of one write, a clean stop never leaves a temporary file behind. (A SIGKILL
+    can; the next run removes it.)
+    """
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, previous)
+
+
 def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
     """Write to a hidden temporary file beside ``path``, fsync it and rename it into place.
 
@@ -143,24 +166,23 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
     a large session is never held twice in memory.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), _file_mode())
-            if isinstance(data, (bytes, bytearray, memoryview)):
-                handle.write(data)
-            else:
-                for chunk in data:
-                    handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+    with _interrupts_deferred():
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
         try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+            with os.fdopen(fd, "wb") as handle:
+                os.fchmod(handle.fileno(), _file_mode())
+                if isinstance(data, (bytes, bytearray, memoryview)):
+                    handle.write(data)
+                else:
+                    for chunk in data:
+                        handle.write(chunk)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
 
 
 def _alive(pid: int) -> bool:
