@@ -187,6 +187,14 @@ def test_whole_secret_goes_not_just_prefix():
     assert out == "OPENAI_API_KEY=[REDACTED:openai-api-key]"
 
 
+def test_ampersand_inside_and_after_values():
+    r = Redactor()
+    assert r.redact("DB_PASSWORD=Tr0ub4dor&3-horse") == "DB_PASSWORD=[REDACTED:password]"
+    assert r.redact("GET /cb?token=abc123DEF456ghi&next=1") == "GET /cb?token=[REDACTED:token]&next=1"
+    assert r.redact("password=S3cr3tPw9 && make") == "password=[REDACTED:password] && make"
+    assert r.redact("password=S3cr3tPw9&amp;x=1") == "password=[REDACTED:password]&amp;x=1"
+
+
 def test_url_password_only_password_goes():
     out = Redactor().redact("postgres://app:S3cr3t-P4ss@db.internal:5432/app")
     assert out == "postgres://app:[REDACTED:url-password]@db.internal:5432/app"
