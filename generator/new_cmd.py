@@ -62,8 +62,12 @@ def run(args: argparse.Namespace) -> int:
     samples = _check_samples(args)
     if samples is None:
         return 2
-    if Path(args.output).exists() and (not Path(args.output).is_dir() or any(Path(args.output).iterdir())):
-        hint = "use `trajectory-cleaner update`" if (Path(args.output) / ".copier-answers.yml").exists() else \
+    target = Path(args.output)
+    if target.exists() and not target.is_dir():
+        print(f"error: {args.output}: exists and is a file; choose a new --output folder", file=sys.stderr)
+        return 2
+    if target.exists() and any(target.iterdir()):
+        hint = "use `trajectory-cleaner update`" if (target / ".copier-answers.yml").exists() else \
             "choose a new --output folder"
         print(f"error: {args.output}: exists and is not empty; {hint}", file=sys.stderr)
         return 2
@@ -111,7 +115,11 @@ def _inferred(args: argparse.Namespace, samples: list[Path]):
     from generator.infer import infer
     from generator.prompt import question_lines, structure_summary
 
-    inference = infer([str(s) for s in samples], source=args.source, progress=sys.stderr.isatty())
+    try:
+        inference = infer([str(s) for s in samples], source=args.source, progress=sys.stderr.isatty())
+    except FileNotFoundError as exc:
+        print(f"error: {exc} (give sample trace files or folders that hold them)", file=sys.stderr)
+        return 2
     if not inference.profile.recs:
         print(f"error: no record could be read from {' '.join(args.samples)} (see `trajectory-cleaner inspect`)",
               file=sys.stderr)

@@ -45,7 +45,11 @@ def run(args: argparse.Namespace) -> int:
         if not Path(given).exists() and not any(ch in given for ch in "*?["):
             print(f"error: {given}: no such file or folder", file=sys.stderr)
             return 2
-    inference = infer(list(args.samples), source=args.source, progress=sys.stderr.isatty())
+    try:
+        inference = infer(list(args.samples), source=args.source, progress=sys.stderr.isatty())
+    except FileNotFoundError as exc:
+        print(f"error: {exc} (give sample trace files or folders that hold them)", file=sys.stderr)
+        return 2
     if not inference.profile.recs:
         print(f"error: no record could be read from {' '.join(args.samples)}", file=sys.stderr)
         return 1

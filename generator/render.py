@@ -201,7 +201,11 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
     try:
         project = work / "project"
         render_template(mapping, project, prompt_context)
-        mtimes = copy_samples(samples, project)
+        try:
+            mtimes = copy_samples(samples, project)
+        except OSError as exc:
+            name = exc.filename or "a sample"
+            raise RenderError(f"{name}: cannot read the sample ({exc.strerror or exc}); nothing was rendered") from None
         expected = project / "tests" / "expected"
         result = run_cleaner(project, project / "tests" / "samples", expected)
         output = (result.stdout + result.stderr).replace(str(project), str(dest))

@@ -325,7 +325,11 @@ def run_survey(args, samples: list[Path]):
     from generator.prompt import question_lines, structure_summary
 
     say(f"Inspecting {' '.join(args.samples)} ...")
-    profile = profile_paths([str(s) for s in samples], progress=True)
+    try:
+        profile = profile_paths([str(s) for s in samples], progress=True)
+    except FileNotFoundError as exc:
+        say(f"error: {exc} (give sample trace files or folders that hold them)")
+        return 2
     if not profile.recs:
         say(f"error: no record could be read from {' '.join(args.samples)} (see `trajectory-cleaner inspect`)")
         return 1

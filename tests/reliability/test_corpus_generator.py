@@ -120,8 +120,6 @@ def test_generator_usage_errors(answers_dir: Path, tmp_path: Path):
     assert (tmp_path / "taken").read_text() == "a file\n" and (tmp_path / "full" / "x").exists()
 
 
-@pytest.mark.xfail(reason="generator.render.copy_samples lets PermissionError escape as 'error: unexpected "
-                   "PermissionError' (reported; render.py is not owned by the reliability work)", strict=False)
 def test_generator_unreadable_sample(answers_dir: Path, tmp_path: Path):
     """A sample that cannot be read stops `new` with one line naming it, and nothing is rendered."""
     prefix, no_block = unreadable_prefix(tmp_path)
