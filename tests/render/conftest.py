@@ -29,3 +29,18 @@ def cli(*args: str, cwd: Path | None = None, timeout: int = 300) -> subprocess.C
 
 def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def build_session(mapping: dict, records: list[dict]) -> list[dict]:
+    """One session built directly by the template's runtime (no rendering): meta first."""
+    from generator.paths import runtime_module
+    from generator.render import complete
+
+    convert = runtime_module("convert")
+    readers = runtime_module("readers")
+    full = complete({"mapping_version": 1, "source": "t", **mapping})
+    converter = convert.Converter(full, convert.Privacy(full["privacy"]))
+    session = converter.session("s")
+    for n, record in enumerate(records, 1):
+        session.add(readers.Where("f.jsonl", n), record)
+    return session.finish()

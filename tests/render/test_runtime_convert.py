@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-from generator.paths import runtime_module
-from generator.render import complete
+from .conftest import build_session
 
-convert = runtime_module("convert")
-readers = runtime_module("readers")
-
-
-def build(mapping: dict, records: list[dict]) -> list[dict]:
-    full = complete({"mapping_version": 1, "source": "t", **mapping})
-    converter = convert.Converter(full, convert.Privacy(full["privacy"]))
-    session = converter.session("s")
-    for n, record in enumerate(records, 1):
-        session.add(readers.Where("f.jsonl", n), record)
-    return session.finish()
+build = build_session
 
 
 CHAT = {
