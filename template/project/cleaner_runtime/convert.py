@@ -531,13 +531,10 @@ class SessionBuilder:
             self.fallback_value = first_present(record, c.ts_fallback_field)
         kind = c.classify(record)
         if kind is None:
-            if c.unknown_kinds == "skip":
-                self.stats.skip(f"unknown kind ({c.describe(record)})", where)
-                return
-            raise SessionFailed(
-                f"{where}: unknown record kind: {c.describe(record)}; add a rule for it to 'kinds' "
-                "in the mapping, or set unknown_kinds: skip"
-            )
+            self._unknown(c.unknown_kinds, where, f"unknown kind ({c.describe(record)})",
+                          f"unknown record kind: {c.describe(record)}; add a rule for it to 'kinds' "
+                          "in the mapping, or set unknown_kinds: skip")
+            return
         if kind.role == "skip":
             self.stats.skip(f"kind {kind.name!r} (skipped by the mapping)", where)
             return
@@ -551,6 +548,12 @@ class SessionBuilder:
                 f"{where}: the session's cleaned output passes the {limit // (1024 * 1024)} MiB limit "
                 "(nothing written); split the input, lower privacy.truncate, or raise --max-session-mb"
             )
+
+    def _unknown(self, policy: str, where: Where, skip_reason: str, failure: str) -> None:
+        """The mapping's policy for what it has no rule for: count a skip, or fail the session."""
+        if policy != "skip":
+            raise SessionFailed(f"{where}: {failure}")
+        self.stats.skip(skip_reason, where)
 
     def _time(self, record: dict, kind: Kind, where: Where) -> str | None:
         c = self.c
@@ -733,13 +736,10 @@ class SessionBuilder:
         for item in blocks:
             name, block = c.block_of(item)
             if block is None:
-                if c.unknown_blocks == "skip":
-                    self.stats.skip(f"unknown block type {name!r}", where)
-                    continue
-                raise SessionFailed(
-                    f"{where}: unknown content block type {name!r}; add it to blocks.types in the "
-                    "mapping, or set blocks.unknown: skip"
-                )
+                self._unknown(c.unknown_blocks, where, f"unknown block type {name!r}",
+                              f"unknown content block type {name!r}; add it to blocks.types in the "
+                              "mapping, or set blocks.unknown: skip")
+                continue
             if block.kind == "skip":
                 self.stats.skip(f"block type {name!r} (skipped by the mapping)", where)
             elif block.kind in ("text", "placeholder"):
