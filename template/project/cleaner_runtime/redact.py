@@ -27,8 +27,9 @@ Design
   (``A(?:KIA..|Iza..)|g(?:h[pousr]_..|lpat-..)|p(?:ass..)|...``).
 * An exact prefilter picks the positions where it is tried: every detector
   declares how its matches start (a literal anchor such as ``ghp_``,
-  ``pass`` or ``://``, or "a run of 16+ token characters"), found with C-speed
-  ``bytes.find`` / ``bytes.translate`` scans, and ``rx.match`` runs only
+  ``pass`` or ``://``, or "a run of 16+ token characters"), found with one
+  C-speed search for all the anchors at once and one ``bytes.translate``
+  scan, and ``rx.match`` runs only
   there.  Text without any anchor or long run is returned untouched.
   (``re`` has no jump table for alternations: ``rx.search`` over ~60
   first-character branches would run at ~1 MB/s.)
@@ -1194,21 +1195,42 @@ _RUN_MIN = b"a" * 16
 _GROUP_ORDER = "ptksacbh:-"
 
 
+def _trie_pattern(words: list[bytes], top: bool = True) -> bytes:
+    """An alternation of literal ``words`` factored by shared prefixes (``s(?:e(?:ss|cret)|ig=)``).
+
+    At the top level the branches stay bare: ``re`` then knows every first character and skips
+    positions that start none of them, and each position tries one branch per first character
+    rather than one per word. No word may be a prefix of another (the caller keeps the shorter).
+    """
+    groups: dict[bytes, list[bytes]] = {}
+    for word in words:
+        groups.setdefault(word[:1], []).append(word[1:])
+    alts = []
+    for first, rests in groups.items():
+        rests = [r for r in rests if r]
+        alts.append(re.escape(first) + (_trie_pattern(rests, top=False) if rests else b""))
+    if top or len(alts) == 1:
+        return b"|".join(alts)
+    return b"(?:" + b"|".join(alts) + b")"
+
+
 class _Compiled:
     """The combined regex plus its exact candidate prefilter.
 
     ``rx`` is ONE alternation of all built-in detectors, grouped by first
     character.  ``re`` has no jump table for alternations, so ``rx.search``
     would try it at almost every letter (~1 MB/s).  Instead candidate start
-    positions come from C-speed scans -- ``bytes.find`` for each start anchor
-    and one ``bytes.translate`` + ``find`` pass for long token-like runs --
+    positions come from C-speed scans -- one search of a plain alternation of
+    the start anchors (literals only, so ``re`` skips to their first
+    characters), restarted one past each hit so overlapping anchors are all
+    reported, and one ``bytes.translate`` + ``find`` pass for long token-like runs --
     and ``rx.match`` runs only there.  Every detector declares how its
     matches are found (see ``_Det``), so this yields exactly the matches
     ``rx.search`` would.  ``xrx`` holds the user's ``extra_patterns``
     (arbitrary regexes, scanned with ``finditer``).
     """
 
-    __slots__ = ("alts", "anchors", "by_index", "pres", "run", "rx", "singles", "xrx")
+    __slots__ = ("alts", "any_anchor", "by_index", "pres", "run", "rx", "singles", "xrx")
 
     def __init__(self, dets: list[_Det], extra: tuple[tuple[str, str], ...]) -> None:
         groups: dict[str, list[str]] = {}
@@ -1262,20 +1284,9 @@ class _Compiled:
         for a in sorted(anchors, key=len):
             if not any(a.startswith(k) for k in kept):
                 kept.append(a)
-        # anchors sharing a first character: one regex with a literal prefix
-        # (re scans for a single literal as fast as bytes.find) and a
-        # lookahead so overlapping starts are all reported
-        by_first: dict[str, list[str]] = {}
-        for a in sorted(kept):
-            by_first.setdefault(a[0], []).append(a)
-        scans: list[bytes | re.Pattern[bytes]] = []
-        for first, group in by_first.items():
-            if len(group) == 1:
-                scans.append(group[0].encode("ascii"))
-            else:
-                alts = "|".join(re.escape(a[1:]) for a in group)
-                scans.append(re.compile((re.escape(first) + "(?=" + alts + ")").encode("ascii")))
-        self.anchors = tuple(scans)
+        # every anchor in one alternation: a single C-level search finds the next position where
+        # any of them starts, so text without anchors costs one scan, not one per anchor
+        self.any_anchor = re.compile(_trie_pattern([a.encode("ascii") for a in kept])) if kept else None
         self.pres = tuple(pres)
 
     def single(self, ch: str, det: _Det, pfx: str) -> re.Pattern[str]:
@@ -1293,15 +1304,14 @@ class _Compiled:
         low = text.encode("ascii", "replace").lower()
         found: list[int] = []
         add = found.append
-        find = low.find
-        for a in self.anchors:
-            if isinstance(a, bytes):
-                i = find(a)
-                while i >= 0:
-                    add(i)
-                    i = find(a, i + 1)
-            else:
-                found.extend(m.start() for m in a.finditer(low))
+        if self.any_anchor is not None:
+            # searching again one past each hit reports overlapping anchors too
+            search = self.any_anchor.search
+            m = search(low)
+            while m is not None:
+                i = m.start()
+                add(i)
+                m = search(low, i + 1)
         if self.run:
             # a run of 16+ [A-Za-z0-9_.-]: tokens start at the run start, right
             # after an escape (\n, \u0026, %0A), or at a ":" before it (Telegram)
