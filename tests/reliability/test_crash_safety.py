@@ -154,6 +154,33 @@ def test_ctrl_c_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs):
     assert hidden_files(out) == [], "Ctrl-C removes the temporary file it was writing"
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_to_the_main_process_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs):
+    """SIGTERM (kill, a service manager) reaches only the main process: it stops its workers too."""
+    project, raw, _, ref_files, _, _ = crash_setup
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
+                             "--output", str(out), "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    first_output_appears(out, proc, 0)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=TIMEOUT)
+    at_exit = visible_files(out)
+    time.sleep(0.5)
+    assert visible_files(out) == at_exit, "no worker goes on writing after the cleaner has exited"
+    with contextlib.suppress(ProcessLookupError):  # whatever is left of the group, for the next test
+        os.killpg(proc.pid, signal.SIGKILL)
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the signal arrived")
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "interrupted: files already written are complete; rerun to finish" in stderr
+    seen = visible_files(out)
+    assert 0 < len(seen) < SESSIONS
+    assert all(data == ref_files[rel] for rel, data in seen.items())
+    assert hidden_files(out) == [], "SIGTERM leaves no temporary file behind"
+
+
 def test_stale_temp_files_of_live_processes_and_foreign_files_are_kept(crash_setup, tmp_path):
     """The rerun removes only its own kind of leftovers, and only when their writer is gone."""
     project, raw, _, ref_files, _, _ = crash_setup

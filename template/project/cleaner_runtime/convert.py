@@ -25,7 +25,7 @@ _MARKER = re.compile(r"\[\.\.\. ([0-9]+) characters truncated \.\.\.\]")
 KIND_CACHE_SIZE = 4096  # distinct discriminator values remembered by Converter.classify
 SHORT_TEXT = 64  # strings up to this long have their redaction remembered (Privacy.redact)
 SHORT_CACHE_SIZE = 16384  # per redaction settings, shared by the sessions of a run
-_SHORT_CACHES: dict[tuple, dict[str, tuple[str, tuple]]] = {}
+_SHORT_CACHES: dict[tuple, dict[str, tuple[str, tuple[str, ...]]]] = {}
 TEXT_ROLES = ("user", "assistant", "reasoning", "system", "observation")
 
 
@@ -38,15 +38,20 @@ class SessionSkipped(Exception):
 
 
 def get_path(record: Any, path: tuple) -> Any:
+    """The value at ``path`` (keys, and list indexes that also match an object's "0" key), or MISSING.
+
+    The hottest function of a run (several calls per raw record): one dict lookup per key."""
     node = record
     for key in path:
         if isinstance(node, dict):
-            if key in node:
-                node = node[key]
-            elif isinstance(key, int) and str(key) in node:
-                node = node[str(key)]
-            else:
-                return MISSING
+            value = node.get(key, MISSING)
+            if value is MISSING:
+                if not isinstance(key, int):
+                    return MISSING
+                value = node.get(str(key), MISSING)
+                if value is MISSING:
+                    return MISSING
+            node = value
         elif isinstance(node, list) and isinstance(key, int) and -len(node) <= key < len(node):
             node = node[key]
         else:
@@ -233,7 +238,7 @@ class Privacy:
         self.tool_limit = int(limits.get("tool", 20000))
         self.other_limit = int(limits.get("other", 50000))
         self.truncated = 0
-        self.short: dict[str, tuple[str, tuple]] | None = None
+        self.short: dict[str, tuple[str, tuple[str, ...]]] | None = None
         if self.redactor is not None:
             try:
                 key = (tuple((settings.get("extra_patterns") or {}).items()), tuple(settings.get("allowlist") or ()),
@@ -255,16 +260,16 @@ class Privacy:
             return text
         short = self.short
         if short is None or len(text) > SHORT_TEXT:
-            return redactor.redact(text)
-        hit = short.get(text)
-        if hit is not None:
-            if hit[1]:
-                redactor.counts.update(dict(hit[1]))
-            return hit[0]
-        before = redactor.counts.copy()
-        out = redactor.redact(text)
-        if len(short) < SHORT_CACHE_SIZE:
-            short[text] = (out, tuple((redactor.counts - before).items()))
+            out, found = redactor.redact_found(text)
+        else:
+            hit = short.get(text)
+            if hit is None:
+                hit = redactor.redact_found(text)
+                if len(short) < SHORT_CACHE_SIZE:
+                    short[text] = hit
+            out, found = hit
+        if found:
+            redactor.counts.update(found)
         return out
 
     def text(self, text: str, *, tool: bool = False) -> str:

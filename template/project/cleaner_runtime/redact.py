@@ -1520,11 +1520,19 @@ class Redactor:
 
     def redact(self, text: str) -> str:
         """Return ``text`` with every detected secret replaced."""
+        out, found = self.redact_found(text)
+        if found:
+            self.counts.update(found)
+        return out
+
+    def redact_found(self, text: str) -> tuple[str, tuple[str, ...]]:
+        """The redacted text and the class of each redaction in it, without counting them:
+        for callers that remember results and count each reuse themselves."""
         if not text:
-            return text
+            return text, ()
         spans = self._spans(text)
         if not spans:
-            return text
+            return text, ()
         spans.sort(key=lambda t: (t[0], -t[1]))
         merged: list[tuple[int, int, str]] = []
         cur_s, cur_e, cur_c = spans[0]
@@ -1537,14 +1545,12 @@ class Redactor:
         merged.append((cur_s, cur_e, cur_c))
         out: list[str] = []
         last = 0
-        counts = self.counts
         for s, e, c in merged:
             out.append(text[last:s])
             out.append("[REDACTED:" + c + "]")
-            counts[c] += 1
             last = e
         out.append(text[last:])
-        return "".join(out)
+        return "".join(out), tuple(c for _, _, c in merged)
 
     __call__ = redact
 

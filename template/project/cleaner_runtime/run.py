@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
+import threading
 import traceback
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -29,7 +31,7 @@ from typing import Any
 from .convert import MAX_SESSION_MB, Converter, Privacy, SessionBuilder, SessionFailed, SessionSkipped, first_present
 from .mapping import compile_path, compile_paths, with_defaults
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
-from .writer import Lines, remove_stale_temps, stem_for_file, stem_for_key, write_atomic
+from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
 
 HOOKS_API = 1
 
@@ -53,6 +55,19 @@ class Outcome:
     truncated: int = 0
     examples: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
+    pending: Any = field(default=None, repr=False, compare=False)  # the Committer's future for output
+
+    def settle(self) -> None:
+        """Wait for the output's fsync and rename; if they failed, the session failed."""
+        pending, self.pending = self.pending, None
+        exc = pending.exception() if pending is not None else None
+        if exc is not None:
+            self.fail_write(exc)
+
+    def fail_write(self, exc: BaseException) -> None:
+        reason = getattr(exc, "strerror", None) or exc
+        self.error = f"{self.key}: could not write {self.output} ({reason}); nothing written for this session"
+        self.output, self.rows = None, 0
 
 
 @dataclass
@@ -85,6 +100,7 @@ class Cleaner:
         self.limits = limits or Limits()
         self.max_session_chars = int((max_session_mb or MAX_SESSION_MB) * 1024 * 1024)
         self.inputs: set[Path] = set()  # resolved input files: never overwritten by an output
+        self.committer: Committer | None = None  # fsync and rename in the background (else inline)
         from .validate import TrajectoryValidator, find_schema, load_schema
 
         self.schema_path, self.schema_origin = find_schema(schema_arg)
@@ -181,11 +197,14 @@ class Cleaner:
                         "choose an --output outside --input"
                     )
                 lines = Lines(out)  # serialised as it is written: the session is never held twice
-                write_atomic(target, lines)
-                if lines.replaced:
-                    builder.stats.repair("lone surrogates replaced by U+FFFD", lines.replaced)
                 outcome.output = str(job.target)
                 outcome.rows = len(out)
+                try:
+                    outcome.pending = write_atomic(target, lines, self.committer)
+                except OSError as exc:
+                    outcome.fail_write(exc)
+                if lines.replaced:
+                    builder.stats.repair("lone surrogates replaced by U+FFFD", lines.replaced)
             except (SessionFailed, SessionSkipped, InputError) as exc:
                 self._end(session, exc)
         outcome.skipped.update(builder.stats.skipped)
@@ -330,8 +349,29 @@ def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None, 
         if spec and spec.loader:
             hooks = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(hooks)
+    _worker_signals()
     _WORKER = Cleaner(mapping, hooks, schema_arg, quiet=True, limits=limits, max_session_mb=max_session_mb)
     _WORKER.inputs = inputs
+
+
+def _worker_signals() -> None:
+    """Workers leave Ctrl-C to the main process, which stops them; SIGTERM ends a worker at once,
+    except while it writes a file (writes hold it until the rename), so it never leaves half a file."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """After an interruption: drop the sessions not started and end the workers' current ones."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public API before 3.14
+        if process.is_alive():
+            process.terminate()
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    """SIGTERM stops a run the way Ctrl-C does: pending writes settle, exit code 130."""
+    raise KeyboardInterrupt
 
 
 def _work(job: Job, output_root: Path) -> Outcome:
@@ -411,6 +451,18 @@ def main(mapping: dict[str, Any], hooks: ModuleType | None = None, argv: list[st
             stream.reconfigure(errors="backslashreplace")
     parser = build_parser(description)
     args = parser.parse_args(argv)
+    if threading.current_thread() is not threading.main_thread():  # signals are the main thread's
+        return _main(args, mapping, hooks, agent_prompt)
+    previous = signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        return _main(args, mapping, hooks, agent_prompt)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(args: argparse.Namespace, mapping: dict[str, Any], hooks: ModuleType | None,
+          agent_prompt: Path | None) -> int:
+    """The run, with every outcome turned into its exit code and one line on stderr."""
     try:
         if args.agent_prompt:
             if agent_prompt is None or not agent_prompt.exists():
@@ -469,6 +521,25 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> i
         raise UsageError(f"{args.input}: no input files match {settings['input']['include']} (check --input or input.include in the mapping)")
     cleaner.inputs = {item.path.resolve() for item in files}
     progress = sys.stderr.isatty() and not args.quiet
+    cleaner.committer = Committer()
+    try:
+        _clean_all(cleaner, args, files, output, totals, outcomes, progress)
+    except BaseException:
+        cleaner.committer.close(cancel=True)
+        raise
+    cleaner.committer.close()
+    for outcome in outcomes:
+        outcome.settle()
+    sync_folders((output / o.output).parent for o in outcomes if o.output)
+    if progress:
+        print(file=sys.stderr)
+    return _summarise(len(files), totals, outcomes, args.quiet)
+
+
+def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile], output: Path,
+               totals: Outcome, outcomes: list[Outcome], progress: bool) -> None:
+    """Clean every session as the mapping groups them, appending each one's outcome."""
+    settings = cleaner.mapping
     if settings["session"]["by"] == "field":
         outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress))
     elif settings["session"]["by"] == "element":
@@ -480,21 +551,22 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> i
                 raise UsageError(f"{args.output}: writing {output / job.target} would overwrite that input file; "
                                  "choose an --output outside --input")
         if args.jobs > 1 and len(jobs) > 1:
-            hooks_path = getattr(hooks, "__file__", None)
-            initargs = (mapping, hooks_path, args.schema, limits, args.max_session_mb, cleaner.inputs)
+            hooks_path = getattr(cleaner.hooks, "__file__", None)
+            initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs)
             with ProcessPoolExecutor(args.jobs, initializer=_init_worker, initargs=initargs) as pool:
-                for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
-                    outcomes.append(outcome)
-                    if progress:
-                        print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
+                try:
+                    for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
+                        outcomes.append(outcome)
+                        if progress:
+                            print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
+                except BaseException:
+                    _stop_workers(pool)
+                    raise
         else:
             for n, job in enumerate(jobs, 1):
                 outcomes.append(cleaner.clean(job, output))
                 if progress:
                     print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
-    if progress:
-        print(file=sys.stderr)
-    return _summarise(len(files), totals, outcomes, args.quiet)
 
 
 def _summarise(files_read: int, totals: Outcome, outcomes: list[Outcome], quiet: bool) -> int:

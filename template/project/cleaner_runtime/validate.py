@@ -1090,7 +1090,8 @@ def _extra_rules(records: list, lines: Sequence[int], complete: bool = True) -> 
             add(Problem(line, "timestamp",
                         f"timestamp must be a string such as {_TS_EXAMPLE}, not {_kind(ts)}"))
         else:
-            key, why = _parse_timestamp(ts)
+            # records of one raw event share its time: the same string has the same verdict
+            key, why = (prev_key, "") if ts == prev_ts and prev_key is not None else _parse_timestamp(ts)
             if key is None:
                 add(Problem(line, "timestamp", why))
             else:

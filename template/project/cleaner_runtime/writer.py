@@ -5,6 +5,11 @@ ignored by Lerim, which reads only ``*.jsonl``), flushed to disk and renamed ove
 the target holds either its previous bytes or its new bytes, never a mix, even if the process is
 killed. A run killed between writing and renaming leaves its temporary file behind; the next run
 removes such files once the process that wrote them is gone (``remove_stale_temps``).
+
+Waiting for the disk (fsync, milliseconds per file) is the slow part of writing many small
+sessions, and it releases the GIL: a ``Committer`` does the fsync and rename of each written file
+in a few background threads while the next session is cleaned, and at the end fsyncs each output
+folder once so that the renames are durable too.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ import re
 import signal
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 try:  # the optional fast extra (requirements-fast.txt); the bytes written are the same without it
@@ -159,30 +166,113 @@ def _interrupts_deferred():
         mask(signal.SIG_SETMASK, previous)
 
 
-def write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
+def write_atomic(path: Path, data: bytes | Iterable[bytes], committer: Committer | None = None) -> Future | None:
     """Write to a hidden temporary file beside ``path``, fsync it and rename it into place.
 
     ``data`` is the bytes, or an iterable of chunks (such as ``Lines``) written as they come, so
-    a large session is never held twice in memory.
+    a large session is never held twice in memory. With a ``committer`` the fsync and rename
+    happen in its threads: the returned future holds their outcome (the target is in place and
+    durable once it is done); without one they happen here and None is returned.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     with _interrupts_deferred():
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
         try:
-            with os.fdopen(fd, "wb") as handle:
-                os.fchmod(handle.fileno(), _file_mode())
-                if isinstance(data, (bytes, bytearray, memoryview)):
-                    handle.write(data)
-                else:
-                    for chunk in data:
-                        handle.write(chunk)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
+            handle = os.fdopen(fd, "wb")
         except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+            os.close(fd)
+            _discard(tmp)
             raise
+        try:
+            os.fchmod(handle.fileno(), _file_mode())
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                handle.write(data)
+            else:
+                for chunk in data:
+                    handle.write(chunk)
+            handle.flush()
+        except BaseException:
+            handle.close()
+            _discard(tmp)
+            raise
+        if committer is not None:
+            return committer.submit(handle, tmp, path)
+        _commit(handle, tmp, path)
+        return None
+
+
+def _discard(tmp: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)
+
+
+def _commit(handle, tmp: str, path: Path) -> None:
+    """fsync the written temporary file, close it and rename it over ``path``; on failure remove it."""
+    try:
+        os.fsync(handle.fileno())
+        handle.close()
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            handle.close()
+        _discard(tmp)
+        raise
+
+
+def _block_interrupts() -> None:
+    """Commit threads leave Ctrl-C and SIGTERM to the main thread, which defers them while it writes."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is not None:
+        mask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def sync_folders(folders: Iterable[Path]) -> None:
+    """fsync each folder, so that the renames into it survive a power cut (where folders can be opened)."""
+    for folder in sorted(set(folders)):
+        try:
+            fd = os.open(folder, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            os.fsync(fd)
+        except OSError:  # some file systems cannot fsync a folder; the files themselves are synced
+            pass
+        finally:
+            os.close(fd)
+
+
+class Committer:
+    """fsync and rename written files in background threads, a bounded number at a time.
+
+    Each waiting file holds an open descriptor, so at most ``limit`` wait: ``submit`` blocks on
+    the oldest beyond that. ``close`` waits for every file (or, after an interruption, cancels
+    those not started and removes their temporary files).
+    """
+
+    def __init__(self, threads: int = 4, limit: int = 64):
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="commit", initializer=_block_interrupts)
+        self.limit = limit
+        self.waiting: deque[tuple[Future, object, str]] = deque()
+
+    def submit(self, handle, tmp: str, path: Path) -> Future:
+        waiting = self.waiting
+        while waiting and (waiting[0][0].done() or len(waiting) >= self.limit):
+            future = waiting.popleft()[0]
+            future.exception()  # waits; the outcome is read by whoever holds the future
+        future = self.pool.submit(_commit, handle, tmp, path)
+        waiting.append((future, handle, tmp))
+        return future
+
+    def close(self, cancel: bool = False) -> None:
+        """Wait for every file; with ``cancel``, first drop those not started (nothing half-written)."""
+        if cancel:
+            for future, handle, tmp in self.waiting:
+                if future.cancel():
+                    with contextlib.suppress(OSError):
+                        handle.close()  # type: ignore[attr-defined]
+                    _discard(tmp)
+        self.pool.shutdown(wait=True)
+        self.waiting.clear()
 
 
 def _alive(pid: int) -> bool:
