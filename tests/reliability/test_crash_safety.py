@@ -197,3 +197,22 @@ def test_stale_temp_files_of_live_processes_and_foreign_files_are_kept(crash_set
     assert result.returncode == 0 and "notice: removed 1 temporary file(s)" in result.stderr
     assert not stale.exists() and live.exists() and all(p.exists() for p in foreign)
     assert {k: v for k, v in visible_files(out).items() if k != "README.txt"} == ref_files
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_that_cannot_be_written_fails_only_its_session(crash_setup, tmp_path, jobs):
+    """A target that is in the way (here a folder of the output's name) fails that session with one
+    line naming it; the other sessions are written and no temporary file stays behind."""
+    project, raw, _, ref_files, _, _ = crash_setup
+    out = tmp_path / "out"
+    blocked = out / "team0" / "run-000.jsonl"
+    (blocked / "inside").mkdir(parents=True)
+    result = run_cleaner(project, "--input", str(raw), "--output", str(out), "--jobs", jobs)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr and "unexpected" not in result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "could not write team0/run-000.jsonl" in errors[0], result.stderr
+    assert f"sessions written:  {SESSIONS - 1}" in result.stdout
+    assert {rel: data for rel, data in visible_files(out).items() if not rel.startswith("team0/run-000.jsonl")} == {
+        rel: data for rel, data in ref_files.items() if rel != "team0/run-000.jsonl"}
+    assert hidden_files(out) == []
