@@ -43,6 +43,8 @@ TOO_LARGE = "session too large"
 HOOK = "hook error"
 INVALID_OUTPUT = "invalid output"
 INTERRUPTED = "interrupted"
+NOT_WRITTEN = "file cannot be written"
+BUG = "cleaner bug"
 EXISTING = "output already there"
 NOISE = "kind the mapping skips"
 
@@ -531,6 +533,8 @@ CASES: list[Case] = [
 
 # Rows covered by dedicated tests rather than by a corpus case.
 COVERED_ELSEWHERE = {
-    INTERRUPTED: "test_crash_safety.py (SIGKILL at random moments, SIGINT exits 130)",
+    INTERRUPTED: "test_crash_safety.py (SIGKILL at random moments; SIGINT and SIGTERM exit 130)",
+    NOT_WRITTEN: "test_crash_safety.py (a folder in the way of one output fails only that session)",
+    BUG: "test_runtime_bug.py (a planted exception fails only its session)",
     EXISTING: "test_idempotence.py (results replaced atomically; failed sessions keep old output)",
 }

@@ -101,6 +101,7 @@ class Cleaner:
         self.max_session_chars = int((max_session_mb or MAX_SESSION_MB) * 1024 * 1024)
         self.inputs: set[Path] = set()  # resolved input files: never overwritten by an output
         self.committer: Committer | None = None  # fsync and rename in the background (else inline)
+        self.debug = False  # print the traceback of an unexpected error (--debug)
         from .validate import TrajectoryValidator, find_schema, load_schema
 
         self.schema_path, self.schema_origin = find_schema(schema_arg)
@@ -155,6 +156,18 @@ class Cleaner:
             session.builder.add(where, raw)
         except (SessionFailed, SessionSkipped, InputError) as exc:
             self._end(session, exc)
+        except Exception as exc:  # noqa: BLE001 - a bug: this session fails, the run goes on
+            self._end(session, self._bug(str(where), exc))
+
+    def _bug(self, where: str, exc: Exception) -> SessionFailed:
+        """An unexpected error, which is a bug in the cleaner rather than a problem of the data: it fails
+        the session it happened in, named, and the other sessions are still cleaned."""
+        if self.debug:
+            traceback.print_exception(exc, file=sys.stderr)
+        return SessionFailed(
+            f"{where}: unexpected {exc.__class__.__name__}: {exc} (a bug in the cleaner; nothing written for this "
+            "session; rerun with --debug for the traceback and report it)"
+        )
 
     def _end(self, session: Session, exc: Exception) -> None:
         session.done = True
@@ -207,6 +220,8 @@ class Cleaner:
                     builder.stats.repair("lone surrogates replaced by U+FFFD", lines.replaced)
             except (SessionFailed, SessionSkipped, InputError) as exc:
                 self._end(session, exc)
+            except Exception as exc:  # noqa: BLE001 - a bug: this session fails, the run goes on
+                self._end(session, self._bug(f"session {job.key}", exc))
         outcome.skipped.update(builder.stats.skipped)
         for reason, where in builder.stats.examples.items():
             outcome.examples.setdefault(reason, where)
@@ -226,6 +241,8 @@ class Cleaner:
                         break
         except (SessionFailed, InputError) as exc:
             self._end(session, exc)
+        except Exception as exc:  # noqa: BLE001 - a bug while reading: this session fails, the run goes on
+            self._end(session, self._bug(f"session {job.key}", exc))
         return self.finish(session, output_root)
 
 
@@ -339,7 +356,7 @@ _WORKER: Cleaner | None = None
 
 
 def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None, limits: Limits,
-                 max_session_mb: float | None, inputs: set[Path]) -> None:
+                 max_session_mb: float | None, inputs: set[Path], debug: bool = False) -> None:
     global _WORKER
     hooks = None
     if hooks_path:
@@ -352,6 +369,7 @@ def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None, 
     _worker_signals()
     _WORKER = Cleaner(mapping, hooks, schema_arg, quiet=True, limits=limits, max_session_mb=max_session_mb)
     _WORKER.inputs = inputs
+    _WORKER.debug = debug
 
 
 def _worker_signals() -> None:
@@ -496,6 +514,7 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> i
         cleaner = Cleaner(mapping, hooks, args.schema, args.quiet, limits, args.max_session_mb)
     except SchemaError as exc:
         raise UsageError(str(exc)) from exc
+    cleaner.debug = args.debug
     print(f"schema: {cleaner.schema_path} ({cleaner.schema_origin})", file=sys.stderr)
     if getattr(cleaner.validator, "differs_from_bundled", False):
         print("notice: the schema on disk differs from the copy bundled with this cleaner", file=sys.stderr)
@@ -552,7 +571,8 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
                                  "choose an --output outside --input")
         if args.jobs > 1 and len(jobs) > 1:
             hooks_path = getattr(cleaner.hooks, "__file__", None)
-            initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs)
+            initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
+                        args.debug)
             with ProcessPoolExecutor(args.jobs, initializer=_init_worker, initargs=initargs) as pool:
                 try:
                     for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
