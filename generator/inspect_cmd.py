@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         profile = profile_paths(args.paths, max_bytes=int(args.max_mb * 1024 * 1024), progress=True)
     except FileNotFoundError as exc:
-        print(f"error: {exc} (check the PATH arguments)", file=sys.stderr)
+        print(f"error: {exc} (give sample trace files or folders that hold them)", file=sys.stderr)
         return 2
     for problem in profile.problems:
         print(f"warning: {problem}", file=sys.stderr)

@@ -3,6 +3,12 @@
 ``py`` renders one value as a literal on one line; ``pyblock`` renders nested dicts and lists
 across lines, indented, so the mapping tables at the top of a rendered cleaner read as if
 written by hand. Both refuse any value that does not round-trip through ``ast.literal_eval``.
+
+Values come from samples nobody checked, and a lone UTF-16 surrogate (``"\\ud800"`` in JSON, or
+an undecodable byte in a file name) cannot be written as UTF-8. Python literals escape it
+(``repr``), so the cleaner keeps the exact value; everywhere else (README tables, plain
+``{{ value }}``) the environment's ``finalize`` writes it as the escape ``\\ud800``, the form the
+cleaner's own messages use, so a rendered file is always valid UTF-8.
 """
 
 from __future__ import annotations
@@ -67,9 +73,21 @@ def md_code(value: Any) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def utf8_text(value: Any) -> Any:
+    """Text that can be written as UTF-8: lone surrogates become ``\\udXXX`` escapes."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    return value
+
+
 class PyLiteralExtension(Extension):
     def __init__(self, environment):
         super().__init__(environment)
+        # Applied to the value of every {{ expression }} (after its filters) when rendered.
+        environment.finalize = utf8_text
         environment.filters["py"] = py_literal
         environment.filters["pyblock"] = py_block
         environment.filters["md"] = md_code

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from generator.answers import AnswersError, dump_mapping, load_answers
-from generator.render import RenderError, render_new
+from generator.render import NothingWritten, RenderError, render_new
 
 DESCRIPTION = """\
 Render a cleaner project for the raw traces in SAMPLES: clean_to_trajectory_jsonl.py, its
@@ -32,8 +32,8 @@ examples:
   trajectory-cleaner new ./raw-traces -o ./support-cleaner --answers mapping.yml
   cd support-cleaner && python -m pytest
 
-exit codes: 0 rendered; 1 open questions under --yes, or the cleaner failed on the samples;
-            2 usage error (missing samples, bad answers file, output exists); 130 interrupted
+exit codes: 0 rendered; 1 open questions under --yes, the cleaner failed on the samples, or it
+            wrote nothing for them (nothing rendered); 2 usage error (missing samples, bad answers file, output exists); 130 interrupted
 """
 
 
@@ -104,11 +104,26 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {args.save_answers}: cannot write ({exc.strerror or exc})", file=sys.stderr)
             return 2
     try:
-        rendered = render_new(mapping, samples, Path(args.output), context)
+        rendered = render_new(mapping, samples, Path(args.output), context, require_output=True)
+    except NothingWritten as exc:
+        return _nothing_written(args, exc)
     except (AnswersError, RenderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return report(rendered, args.output)
+
+
+def _nothing_written(args: argparse.Namespace, exc: NothingWritten) -> int:
+    """Every session skipped: show what was skipped and why, and render nothing."""
+    print(exc.summary.rstrip("\n"), file=sys.stderr)
+    if args.answers:
+        fix = f"change {args.answers} so their records are kept"
+    else:
+        fix = ("write the mapping with `trajectory-cleaner inspect SAMPLES --mapping mapping.yml`, change it so "
+               "their records are kept, and use --answers")
+    print(f"error: {' '.join(args.samples)}: {exc} (see the summary above), so the project's tests would "
+          f"have nothing to check; give samples that hold a conversation, or {fix}; nothing was rendered", file=sys.stderr)
+    return 1
 
 
 def _inferred(args: argparse.Namespace, samples: list[Path]):
@@ -144,6 +159,8 @@ def _inferred(args: argparse.Namespace, samples: list[Path]):
 
 
 def report(rendered, shown: str) -> int:
+    for sample, copy in rendered.renamed:
+        print(f"notice: {sample}: its name is not valid UTF-8; copied as {shown}/{copy}", file=sys.stderr)
     print(f"rendered {shown}")
     if rendered.cleaner_exit != 0:
         print(rendered.cleaner_output, file=sys.stderr)

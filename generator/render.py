@@ -12,11 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import copier
@@ -37,11 +38,24 @@ class RenderError(Exception):
     """Rendering failed; nothing was written to the destination."""
 
 
+class NothingWritten(RenderError):
+    """The cleaner ran cleanly on the samples and wrote no trajectory: every session was skipped.
+
+    Such a project has nothing to test (its golden tests would fail out of the box), so it is
+    not rendered; ``summary`` is the cleaner's report of what it skipped and why.
+    """
+
+    def __init__(self, summary: str):
+        super().__init__("the cleaner wrote no trajectory for these samples: every session was skipped")
+        self.summary = summary
+
+
 @dataclass
 class Rendered:
     path: Path
     cleaner_exit: int
     cleaner_output: str
+    renamed: list[tuple[str, str]] = field(default_factory=list)  # (sample, its copy) when not UTF-8
 
 
 def sha256(path: Path) -> str:
@@ -89,7 +103,10 @@ def render_template(mapping: dict, dest: Path, prompt_context: dict | None = Non
             questions=context.get("questions"),
             embedded=True,
         ),
+        # The inspection summary quotes sample values and file names; a lone surrogate among
+        # them is written as its escape (\udce9), as in every other message.
         encoding="utf-8",
+        errors="backslashreplace",
     )
 
 
@@ -109,15 +126,74 @@ def _unique_names(files: list[Path]) -> dict[Path, Path]:
     return names
 
 
-def copy_samples(samples: list[Path], dest: Path) -> dict[str, float]:
-    """Copy the samples into tests/samples; returns their modification times by relative path."""
+def safe_name(name: str) -> str:
+    """A file name that is valid UTF-8: bytes that were not (surrogate-escaped by Python) as %XX.
+
+    A rendered project is committed, zipped and shared; a name that is not UTF-8 breaks git on
+    some systems and every tool that writes the name as text, so the sample is copied under
+    this name (and its expected output follows it).
+    """
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        pass
+    return "".join(f"%{ord(c) - 0xDC00:02X}" if 0xDC80 <= ord(c) <= 0xDCFF
+                   else f"%u{ord(c):04X}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in name)
+
+
+@dataclass
+class SampleCopy:
+    """Where each sample went under tests/samples, and which were renamed on the way."""
+
+    mtimes: dict[str, int]
+    renamed: list[tuple[str, str]]
+    origins: dict[str, str]  # copy -> the sample as given
+
+    def as_given(self, text: str) -> str:
+        """``text`` (the cleaner's report on the copies) naming the samples as the user gave them."""
+        if not self.origins:
+            return text
+        copies = sorted(self.origins, key=len, reverse=True)
+        pattern = re.compile("|".join(re.escape(copy) for copy in copies))
+        return pattern.sub(lambda match: self.origins[match.group()], text)
+
+
+class _Namer:
+    """Destination paths with every part made safe; a made-up name never takes an existing one."""
+
+    def __init__(self, target: Path):
+        self.target = target
+        self.used: set[Path] = set()
+        self.renamed: list[tuple[str, str]] = []
+        self.origins: dict[str, str] = {}
+
+    def __call__(self, src: Path, rel: Path) -> Path:
+        parts = [safe_name(part) for part in rel.parts]
+        dst = self.target.joinpath(*parts)
+        if list(rel.parts) != parts:
+            stem, n, own = parts[-1], 1, parts[-1] == rel.parts[-1]
+            while dst in self.used or (not own and (src.parent / parts[-1]).exists()):
+                n, own = n + 1, False
+                parts[-1] = f"{n}~{stem}"
+                dst = self.target.joinpath(*parts)
+            self.renamed.append((str(src), str(Path("tests", "samples", *parts))))
+        self.used.add(dst)
+        self.origins[str(dst)] = str(src)
+        return dst
+
+
+def copy_samples(samples: list[Path], dest: Path) -> SampleCopy:
+    """Copy the samples into tests/samples: their modification times by relative path, and the
+    samples whose names had to change."""
     target = dest / "tests" / "samples"
     target.mkdir(parents=True, exist_ok=True)
-    mtimes: dict[str, float] = {}
+    mtimes: dict[str, int] = {}
+    namer = _Namer(target)
     unique_names = _unique_names([s for s in samples if not s.is_dir()])
     for sample in samples:
         if sample.is_dir():
-            root = target / sample.resolve().name
+            root = Path(sample.resolve().name)
             for folder, dirs, files in os.walk(sample, followlinks=False):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
@@ -126,18 +202,18 @@ def copy_samples(samples: list[Path], dest: Path) -> dict[str, float]:
                     src = Path(folder) / name
                     if not src.is_file():
                         continue
-                    dst = root / src.relative_to(sample)
+                    dst = namer(src, root / src.relative_to(sample))
                     dst.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(src, dst)
                     mtimes[str(dst.relative_to(target))] = int(src.stat().st_mtime)
         else:
-            dst = target / unique_names[sample]
+            dst = namer(sample, unique_names[sample])
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(sample, dst)
             mtimes[str(dst.relative_to(target))] = int(sample.stat().st_mtime)
     for rel, mtime in mtimes.items():
         os.utime(target / rel, (mtime, mtime))
-    return mtimes
+    return SampleCopy(mtimes, namer.renamed, namer.origins)
 
 
 def run_cleaner(project: Path, input_dir: Path, output_dir: Path, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
@@ -185,8 +261,13 @@ def complete(mapping: dict) -> dict:
     return check_mapping(runtime_module("mapping").with_defaults(mapping))
 
 
-def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: dict | None = None) -> Rendered:
-    """Render a complete project at ``dest`` (which must not exist or be empty)."""
+def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: dict | None = None,
+               require_output: bool = False) -> Rendered:
+    """Render a complete project at ``dest`` (which must not exist or be empty).
+
+    With ``require_output``, a render whose cleaner writes nothing for the samples (and fails
+    nowhere) raises NothingWritten and leaves nothing behind.
+    """
     mapping = complete(mapping)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         if (dest / ANSWERS_FILE).exists():
@@ -202,7 +283,7 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
         project = work / "project"
         render_template(mapping, project, prompt_context)
         try:
-            mtimes = copy_samples(samples, project)
+            copied = copy_samples(samples, project)
         except OSError as exc:
             name = exc.filename or "a sample"
             raise RenderError(f"{name}: cannot read the sample ({exc.strerror or exc}); nothing was rendered") from None
@@ -211,13 +292,16 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
         output = (result.stdout + result.stderr).replace(str(project), str(dest))
         if result.returncode not in (0, 1):
             raise RenderError(f"the rendered cleaner could not run on the samples (exit {result.returncode}):\n{output}")
+        if require_output and result.returncode == 0 and not any(expected.rglob("*.jsonl")):
+            raise NothingWritten(copied.as_given(result.stdout))
         expected.mkdir(parents=True, exist_ok=True)
-        (expected / "_mtimes.json").write_text(json.dumps(mtimes, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        (expected / "_mtimes.json").write_text(json.dumps(copied.mtimes, indent=2, sort_keys=True) + "\n",
+                                               encoding="utf-8")
         _remove_pycache(project)
         write_manifest(project)
         if dest.exists():
             dest.rmdir()
         os.replace(project, dest)
-        return Rendered(dest, result.returncode, output)
+        return Rendered(dest, result.returncode, output, copied.renamed)
     finally:
         shutil.rmtree(work, ignore_errors=True)

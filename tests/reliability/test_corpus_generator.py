@@ -4,12 +4,14 @@
 expected outputs, so a bad sample must end exactly as it ends for the cleaner: the same exit code
 (0 rendered; 1 rendered, but the cleaner failed on the samples and the error names the sample
 file and line and the answer to change; 2 nothing rendered), the same output files under
-tests/expected/, and never a traceback or a hang. Cases that only make sense for the cleaner's
+tests/expected/, and never a traceback or a hang. A sample set the cleaner writes nothing for
+(every session skipped) is the exception: `new` renders nothing and exits 1 with the summary. Cases that only make sense for the cleaner's
 own flags or paths say why in their ``generator`` field.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -23,6 +25,9 @@ from .support import BASE, REPO, TIMEOUT, jsonl, no_traceback, run_cli_forked, r
 
 SAME = [case for case in CASES if case.generator == "same"]
 PROJECT = "proj"
+# A sample whose name is not UTF-8 is copied into the project under a UTF-8 name (bytes as %XX),
+# and its expected output follows that name.
+UTF8_NAMES = {os.fsdecode(b"caf\xe9.jsonl"): "caf%E9.jsonl"}
 
 
 @dataclass
@@ -72,8 +77,16 @@ def test_new_outcome(case: Case, generator_results: dict):
     # Messages name the sample inside the project; seen from tests/samples they read as the cleaner's.
     stderr = result.stderr.replace(f"{PROJECT}/tests/samples/", "")
     shown = f"exit {result.returncode}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
-    assert result.returncode == case.exit, shown
     project = ran.work / PROJECT
+    if case.exit == 0 and case.out == {}:
+        # Nothing to test: `new` shows the cleaner's summary and one error line, and renders nothing.
+        errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
+        assert result.returncode == 1 and not project.exists(), shown
+        assert len(errors) == 1 and "the cleaner wrote no trajectory" in errors[0], shown
+        for text in case.stdout:
+            assert text in stderr, shown
+        return
+    assert result.returncode == case.exit, shown
     if case.exit == 2:
         assert not project.exists(), "a failed render leaves nothing behind"
         assert [ln for ln in result.stderr.splitlines() if ln.startswith("error:")], shown
@@ -90,7 +103,9 @@ def test_new_outcome(case: Case, generator_results: dict):
     written = {p.relative_to(expected_dir).as_posix(): p.read_bytes()
                for p in sorted(expected_dir.rglob("*.jsonl"))}
     if case.out is not None:
-        assert written == {prefix + rel: data for rel, data in case.out.items()}, shown
+        assert written == {prefix + UTF8_NAMES.get(rel, rel): data for rel, data in case.out.items()}, shown
+        for rel in set(case.out) & set(UTF8_NAMES):
+            assert f"copied as {PROJECT}/tests/samples/{prefix}{UTF8_NAMES[rel]}" in result.stderr, shown
     else:
         assert written, shown
     assert not [p for p in project.rglob(".*.tmp")], "temporary files left in the project"
