@@ -1,0 +1,173 @@
+"""`migrate traces`: folders of old output rewritten as validated trajectory-v1 files.
+
+Lerim no longer reads what the old cleaners wrote. The conversion itself is mechanical
+(convert_old.py); this module finds the files, mirrors folders under --output, validates every
+converted file with the runtime's validator and writes it atomically, so that a file which would
+not validate is reported and never half-written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.migrate.convert_old import FileResult, convert_old_file
+from generator.migrate.errors import MigrateError
+from generator.migrate.old_shape import OLD_INCLUDE, old_shape_mapping
+from generator.paths import runtime_module
+
+
+@dataclass
+class TracesReport:
+    files: list[FileResult]
+    output: str
+    source: str
+    timezone: str
+    schema: str
+    fallback_mtime: bool
+
+    @property
+    def failed(self) -> list[FileResult]:
+        return [f for f in self.files if f.error]
+
+    @property
+    def problems(self) -> bool:
+        return bool(self.failed) or any(f.not_old_shape for f in self.files)
+
+    def to_json(self) -> dict:
+        return {
+            "output": self.output, "source": self.source, "timezone": self.timezone, "schema": self.schema,
+            "fallback_mtime": self.fallback_mtime,
+            "files_read": len(self.files), "files_written": sum(1 for f in self.files if f.output),
+            "files_failed": len(self.failed), "files": [_file_json(f) for f in self.files],
+        }
+
+
+def _file_json(f: FileResult) -> dict:
+    return {
+        "input": f.input, "output": f.output, "error": f.error, "old_rows": f.rows, "records": f.records,
+        "split": f.split, "flattened_lines": f.flattened, "derived_timestamp_lines": f.derived,
+        "zoneless_timestamps": f.naive, "roles": dict(f.roles), "dropped": dict(f.dropped), "repaired": dict(f.repaired),
+        "redactions": dict(f.redactions), "truncated": f.truncated, "not_old_shape": f.not_old_shape,
+        "warnings": f.warnings,
+    }
+
+
+def migrate_traces(inputs: list[str], output: str, source: str, tz: str = "UTC", fallback_mtime: bool = False,
+                   schema: str | None = None, progress=None) -> TracesReport:
+    """Convert old-shape files into trajectory-v1 files under ``output``; see TracesReport."""
+    out_root = _check_options(output, source, tz)
+    files = _old_files(inputs, out_root)
+    validator, schema_text = trajectory_validator(schema)
+    mapping = old_shape_mapping(source, tz, fallback_mtime)
+    try:
+        out_root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MigrateError(f"{output}: cannot write there ({exc.strerror or exc})") from None
+    results = []
+    for n, (path, shown, rel) in enumerate(files, 1):
+        if progress:
+            progress(n, len(files))
+        results.append(_migrate_file(path, shown, rel, mapping, validator, out_root, output))
+    return TracesReport(results, output, source, tz, schema_text, fallback_mtime)
+
+
+def _check_options(output: str, source: str, tz: str) -> Path:
+    """The output folder, once --source, --timezone and --output make sense; MigrateError otherwise."""
+    if not source.strip():
+        raise MigrateError("--source must name your agent or workflow (it becomes the meta record's source)")
+    timestamps = runtime_module("timestamps")
+    try:
+        timestamps.zone(tz)
+    except ValueError as exc:
+        raise MigrateError(f"--timezone: {exc}") from None
+    out_root = Path(output).expanduser()
+    if out_root.exists() and not out_root.is_dir():
+        raise MigrateError(f"{output}: exists and is not a folder (choose another --output)")
+    return out_root
+
+
+def _migrate_file(path: Path, shown: str, rel: Path, mapping: dict, validator, out_root: Path,
+                  output: str) -> FileResult:
+    """Convert, validate and (when valid) write one old file to ``output/rel``."""
+    writer = runtime_module("writer")
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        mtime = None
+    result = convert_old_file(path, shown, mapping, mtime)
+    if not result.error:
+        errors, warnings = check_trajectory(result.trajectory, validator)
+        result.warnings = warnings
+        if errors:
+            result.error = f"{shown}: the converted file fails validation: {errors[0]} ({len(errors)} problem(s); nothing written)"
+    if not result.error:
+        data, _ = writer.serialise(result.trajectory)
+        target = out_root / rel
+        try:
+            writer.write_atomic(target, data)
+        except OSError as exc:
+            raise MigrateError(f"{Path(output) / rel}: cannot write ({exc.strerror or exc})") from None
+        result.output = str(Path(output) / rel)
+        result.records = len(result.trajectory)
+    return result
+
+
+def trajectory_validator(schema: str | None):
+    """(the runtime's TrajectoryValidator, "path (origin)") for --schema or the default schema."""
+    validate = runtime_module("validate")
+    try:
+        path, origin = validate.find_schema(schema)
+        return validate.TrajectoryValidator(validate.load_schema(path)), f"{path} ({origin})"
+    except validate.SchemaError as exc:
+        raise MigrateError(str(exc)) from None
+
+
+def check_trajectory(records: list[dict], validator) -> tuple[list[str], list[str]]:
+    """(errors, warnings) of the runtime validator, one line each."""
+    errors, warnings = [], []
+    for problem in validator.check_records(records):
+        text = f"record line {problem.line}: {problem.rule}: {problem.message}" if problem.line else \
+            f"{problem.rule}: {problem.message}"
+        (errors if problem.severity == "error" else warnings).append(text)
+    return errors, warnings
+
+
+def _old_files(inputs: list[str], output: Path) -> list[tuple[Path, str, Path]]:
+    """(file, as the user names it, output relative path) for every old file, mirroring folders."""
+    several = len(inputs) > 1
+    found: list[tuple[Path, str, Path]] = []
+    for given in inputs:
+        found += _files_under(given, output, several)
+    taken: dict[str, str] = {}
+    for _, shown, rel in found:
+        key = rel.as_posix().lower()
+        if key in taken:
+            raise MigrateError(f"{shown}: would be written to the same file as {taken[key]} ({rel}); "
+                               "migrate them into separate --output folders")
+        taken[key] = shown
+    return found
+
+
+def _files_under(given: str, output: Path, several: bool) -> list[tuple[Path, str, Path]]:
+    """The old files of one input (a file, or a folder searched below, --output left out)."""
+    readers = runtime_module("readers")
+    writer = runtime_module("writer")
+    root = Path(given)
+    if not root.exists():
+        raise MigrateError(f"{given}: no such file or folder")
+    if root.resolve() == output.resolve():
+        raise MigrateError(f"{given}: --output must not be the same folder as the input")
+    exclude = output if root.is_dir() and output.resolve().is_relative_to(root.resolve()) else None
+    try:
+        items = readers.discover(given, OLD_INCLUDE, exclude)
+    except readers.InputError as exc:
+        raise MigrateError(str(exc)) from None
+    if root.is_dir() and not items:
+        raise MigrateError(f"{given}: no .jsonl/.json files found in this folder")
+    prefix = Path(root.resolve().name) if several and root.is_dir() else Path()
+    found = []
+    for item in items:
+        stem = writer.stem_for_file(item.rel)
+        found.append((item.path, str(item.path), prefix / stem.with_name(stem.name + ".jsonl")))
+    return found
