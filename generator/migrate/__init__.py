@@ -15,13 +15,9 @@ reads only trajectory-v1. Two things need migrating:
 
 from __future__ import annotations
 
-import ast
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -31,470 +27,20 @@ from typing import Any
 
 from generator.migrate.convert_old import FileResult, convert_old_file
 from generator.migrate.errors import MigrateError
-from generator.migrate.old_shape import OLD_INCLUDE, is_naive, old_shape_mapping
+from generator.migrate.notation import dotted, path_out, paths_out
+from generator.migrate.old_run import OldRun, run_old_script
+from generator.migrate.old_shape import is_naive, old_shape_mapping
+from generator.migrate.records import RawRec, Sig, Target
+from generator.migrate.samples import read_samples
+from generator.migrate.script_reading import ScriptFacts, read_script
+from generator.migrate.script_redaction import portable_pattern
+from generator.migrate.text_match import TextMatcher
 from generator.migrate.traces import migrate_traces
 from generator.migrate.traces_summary import format_traces_report
 from generator.paths import runtime_module
 
 __all__ = ["MigrateError", "RawRec", "Target", "TextMatcher", "format_script_report", "format_traces_report",
            "learn_session", "migrate_script", "migrate_traces", "portable_pattern", "read_script"]
-
-# =============================================================================================
-# Part 2a: reading the old script (by its syntax tree; nothing is executed)
-# =============================================================================================
-
-REDACTION_NAME = re.compile(r"secret|token|redact|email|mail|pii|sensitive|password|passwd|key|mask|scrub|cred|"
-                            r"privacy|private|account|phone|card", re.IGNORECASE)
-REDACTION_MARK = re.compile(r"redact|\*\*\*|mask|remov|hidden|scrub|censor|<[^>]+>|\[[A-Z_ -]+\]", re.IGNORECASE)
-
-
-@dataclass
-class Site:
-    """A place in the old script that writes the old shape."""
-
-    line: int
-    what: str
-
-
-@dataclass
-class ScriptFacts:
-    path: str
-    text: str
-    sites: list[Site] = field(default_factory=list)
-    message_sites: list[Site] = field(default_factory=list)
-    trajectory_sites: list[Site] = field(default_factory=list)
-    cli: dict = field(default_factory=dict)  # "--input"/"--output" -> line
-    patterns: dict = field(default_factory=dict)  # class name -> regex (the old script's own redaction)
-    pattern_lines: dict = field(default_factory=dict)
-    markers: list[str] = field(default_factory=list)  # what the old script put where it redacted
-    skipped_patterns: list[str] = field(default_factory=list)
-
-    @property
-    def emits_old_shape(self) -> bool:
-        return bool(self.sites or (self.message_sites and not self.trajectory_sites))
-
-
-def _const_str(node: ast.AST | None) -> str | None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        return None
-    return None
-
-
-def _dict_keys(node: ast.AST) -> set[str]:
-    if isinstance(node, ast.Dict):
-        return {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
-        return {kw.arg for kw in node.keywords if kw.arg}
-    return set()
-
-
-def _call_name(node: ast.Call) -> str:
-    func = node.func
-    parts = []
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    if isinstance(func, ast.Name):
-        parts.append(func.id)
-    return ".".join(reversed(parts))
-
-
-def _flags(node: ast.AST | None) -> str:
-    """Inline flags for re.compile's flags argument (re.I, re.IGNORECASE | re.S ...)."""
-    letters = {"I": "i", "IGNORECASE": "i", "S": "s", "DOTALL": "s", "M": "m", "MULTILINE": "m", "X": "x",
-               "VERBOSE": "x", "A": "a", "ASCII": "a"}
-    found = ""
-    for sub in ast.walk(node) if node is not None else ():
-        if isinstance(sub, ast.Attribute) and sub.attr in letters and letters[sub.attr] not in found:
-            found += letters[sub.attr]
-    return found
-
-
-def portable_pattern(pattern: str, flags: str = "") -> str | None:
-    """The regex as one self-contained alternative: no capturing groups, no global flags.
-
-    The runtime's Redactor joins extra patterns into one combined regex, so a pattern may not
-    carry its own group numbering or leading ``(?i)``; None when that cannot be done safely.
-    """
-    lead = re.match(r"\(\?([aiLmsux]+)\)", pattern)
-    if lead:
-        flags += lead.group(1)
-        pattern = pattern[lead.end():]
-    if re.search(r"\\[1-9]|\(\?P[=<]|\(\?<[A-Za-z]", pattern):
-        return None
-    out = []
-    i = 0
-    in_class = False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            if ch == "]":
-                in_class = False
-        elif ch == "[":
-            in_class = True
-            if pattern[i + 1:i + 2] == "]" or pattern[i + 1:i + 3] == "^]":
-                step = 2 if pattern[i + 1] == "]" else 3
-                out.append(pattern[i:i + step])
-                i += step
-                continue
-        elif ch == "(" and pattern[i + 1:i + 2] != "?":
-            out.append("(?:")
-            i += 1
-            continue
-        out.append(ch)
-        i += 1
-    body = "".join(out)
-    flags = "".join(sorted(set(flags.replace("u", "").replace("L", ""))))
-    result = f"(?{flags}:{body})" if flags else body
-    try:
-        compiled = re.compile(result)
-    except re.error:
-        return None
-    if compiled.fullmatch("") is not None or compiled.groups:
-        return None
-    return result
-
-
-def _pattern_hint(pattern: str) -> str | None:
-    """A readable class name for a regex: "email" for address patterns, else its first literal word."""
-    if "@" in pattern:
-        return "email"
-    bare = re.sub(r"\(\?[a-zA-Z]*:?|\[(?:\\.|[^\]])*\]|\\.|\{[0-9,]*\}", " ", pattern)
-    words = re.findall(r"[A-Za-z]{3,}", bare)
-    return words[0].lower() if words else None
-
-
-def _class_name(name: str, used: set[str]) -> str:
-    base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "pattern"
-    base = "old-script-" + re.sub(r"-?(re|regex|pattern|pat)$", "", base).strip("-")
-    name = base.rstrip("-") or "old-script"
-    n = 2
-    while name in used:
-        name = f"{base}-{n}"
-        n += 1
-    used.add(name)
-    return name
-
-
-def read_script(path: str) -> ScriptFacts:
-    """What the old script writes and how, read from its syntax tree; MigrateError when unreadable."""
-    file = Path(path)
-    if not file.is_file():
-        raise MigrateError(f"{path}: no such file (give the old cleaner script, e.g. clean_to_lerim_jsonl.py)")
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MigrateError(f"{path}: cannot read ({exc})") from None
-    try:
-        tree = ast.parse(text, filename=path)
-    except SyntaxError as exc:
-        raise MigrateError(f"{path}:{exc.lineno}: not valid Python ({exc.msg}); give the old cleaner script") from None
-    facts = ScriptFacts(path, text)
-    parents: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    assigned: dict[str, ast.AST] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    assigned[target.id] = node.value
-
-    def old_shape(node: ast.AST) -> bool:
-        return {"type", "message"} <= _dict_keys(node)
-
-    # subscript assignments: rec["type"] = ...; rec["message"] = ...
-    subscript_keys: dict[tuple[int, str], tuple[set[str], int]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                    key = _const_str(target.slice)
-                    if key:
-                        scope = _scope(node, parents)
-                        keys, line = subscript_keys.get((id(scope), target.value.id), (set(), node.lineno))
-                        keys.add(key)
-                        subscript_keys[(id(scope), target.value.id)] = (keys, min(line, node.lineno))
-    seen_lines: set[int] = set()
-    for node in ast.walk(tree):
-        keys = _dict_keys(node)
-        if {"type", "message"} <= keys:
-            what = "dict literal with keys " + ", ".join(k for k in ("type", "message", "timestamp") if k in keys)
-            facts.sites.append(Site(node.lineno, what))
-            seen_lines.add(node.lineno)
-        elif {"role", "content"} <= keys:
-            parent = parents.get(node)
-            under_message = isinstance(parent, ast.Dict) and any(
-                _const_str(k) == "message" and v is node for k, v in zip(parent.keys, parent.values))
-            if "timestamp" in keys or "tool_calls" in keys or "tool_call_id" in keys:
-                facts.trajectory_sites.append(Site(node.lineno, "trajectory-v1 style record (role, content, timestamp)"))
-            else:
-                what = "message dict with keys role, content" + (" (the old shape's message)" if under_message else "")
-                facts.message_sites.append(Site(node.lineno, what))
-        if isinstance(node, ast.Dict):
-            for k, v in zip(node.keys, node.values):
-                if _const_str(k) == "role" and _const_str(v) == "meta":
-                    facts.trajectory_sites.append(Site(node.lineno, 'a {"role": "meta"} record'))
-    for (_, name), (keys, line) in subscript_keys.items():
-        if {"type", "message"} <= keys and line not in seen_lines:
-            facts.sites.append(Site(line, f"record built key by key in {name}[...] (type, message"
-                                          + (", timestamp)" if "timestamp" in keys else ")")))
-    # json.dumps / json.dump of such a record
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _call_name(node) in ("json.dumps", "json.dump", "dumps", "dump") and node.args:
-            arg = node.args[0]
-            target = assigned.get(arg.id) if isinstance(arg, ast.Name) else arg
-            built = isinstance(arg, ast.Name) and any(
-                {"type", "message"} <= keys for (_, name), (keys, _) in subscript_keys.items() if name == arg.id)
-            if (target is not None and old_shape(target)) or built:
-                facts.sites.append(Site(node.lineno, f"{_call_name(node)}(...) of an old-shape record"))
-        if isinstance(node, ast.Call) and _call_name(node).endswith("add_argument"):
-            for arg in node.args:
-                flag = _const_str(arg)
-                if flag in ("--input", "--output"):
-                    facts.cli[flag] = node.lineno
-    facts.sites.sort(key=lambda s: s.line)
-    _read_redaction(tree, parents, assigned, facts)
-    return facts
-
-
-def _scope(node: ast.AST, parents: dict) -> ast.AST:
-    while node in parents:
-        node = parents[node]
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return node
-    return node
-
-
-def _owner_name(node: ast.AST, parents: dict) -> str | None:
-    """The name a regex is known by: its assignment target, or the dict key / container it sits in."""
-    child = node
-    while child in parents:
-        parent = parents[child]
-        if isinstance(parent, ast.Dict):
-            for k, v in zip(parent.keys, parent.values):
-                if v is child and _const_str(k):
-                    return _const_str(k)
-        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
-            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-            for target in targets:
-                if isinstance(target, ast.Name):
-                    return target.id
-                if isinstance(target, ast.Attribute):
-                    return target.attr
-            return None
-        if isinstance(parent, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Call, ast.Starred)):
-            child = parent
-            continue
-        return None
-    return None
-
-
-def _read_redaction(tree: ast.AST, parents: dict, assigned: dict, facts: ScriptFacts) -> None:
-    """The old script's own redaction: its regexes and the markers it replaced matches with."""
-
-    def resolve(node):
-        if isinstance(node, ast.Name) and node.id in assigned:
-            return assigned[node.id]
-        return node
-
-    markers: list[str] = []
-    found: list[tuple[str, str, int, bool]] = []  # (owner, regex, line, used in a redacting sub)
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = _call_name(node)
-        short = name.rsplit(".", 1)[-1]
-        if short in ("sub", "subn") and node.args:
-            repl_index = 1 if name in ("re.sub", "re.subn") else 0
-            if len(node.args) > repl_index:
-                repl = _const_str(resolve(node.args[repl_index]))
-                if repl is not None and REDACTION_MARK.search(repl) and repl not in markers:
-                    markers.append(repl)
-                if name in ("re.sub", "re.subn"):
-                    pattern = _const_str(resolve(node.args[0]))
-                    if pattern is not None:
-                        found.append((_owner_name(node, parents) or "sub", pattern, node.lineno,
-                                      repl is not None and bool(REDACTION_MARK.search(repl))))
-        elif name in ("re.compile", "compile") and node.args:
-            pattern = _const_str(resolve(node.args[0]))
-            if pattern is not None:
-                flags = _flags(node.args[1]) if len(node.args) > 1 else _flags(
-                    next((kw.value for kw in node.keywords if kw.arg == "flags"), None))
-                if flags:
-                    pattern = f"(?{flags})" + pattern
-                found.append((_owner_name(node, parents) or "pattern", pattern, node.lineno, False))
-    facts.markers = markers
-    if not markers:
-        return
-    used: set[str] = set()
-    for owner, pattern, line, direct in found:
-        if not (direct or REDACTION_NAME.search(owner)):
-            continue
-        flags = ""
-        portable = portable_pattern(pattern, flags)
-        if portable is None or portable in facts.patterns.values():
-            if portable is None:
-                facts.skipped_patterns.append(f"{facts.path}:{line}: {pattern!r} (not usable as one alternative)")
-            continue
-        cls = _class_name(_pattern_hint(pattern) or owner, used)
-        facts.patterns[cls] = portable
-        facts.pattern_lines[cls] = line
-    _check_patterns(facts)
-
-
-def _check_patterns(facts: ScriptFacts) -> None:
-    """Drop any pattern the runtime Redactor refuses, with a note, rather than fail the migration."""
-    redact = runtime_module("redact")
-    for cls in list(facts.patterns):
-        try:
-            redact.Redactor(extra_patterns={cls: facts.patterns[cls]})
-        except (ValueError, re.error) as exc:
-            facts.skipped_patterns.append(f"{facts.path}:{facts.pattern_lines[cls]}: {facts.patterns[cls]!r} ({exc})")
-            del facts.patterns[cls]
-
-
-# =============================================================================================
-# Part 2b: running the old script (opt-in) and reading the samples
-# =============================================================================================
-
-
-@dataclass
-class OldRun:
-    """The old script's run on the samples: its output files, or why there are none."""
-
-    files: list[tuple[Path, str]] = field(default_factory=list)  # (path, name shown in reports)
-    error: str | None = None
-    log: list[str] = field(default_factory=list)
-
-
-def run_old_script(script: Path, shown: str, samples: list[Path], timeout: float, work: Path) -> OldRun:
-    """Run ``python OLD --input SAMPLE --output DIR`` per sample in a subprocess with a timeout."""
-    run = OldRun()
-    cwd = work / "cwd"
-    cwd.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    for k, sample in enumerate(samples, 1):
-        out = work / "old-output" / f"{k}"
-        command = [sys.executable, str(script.resolve()), "--input", str(sample.resolve()), "--output", str(out)]
-        try:
-            proc = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
-                                  check=False, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            run.error = f"{shown}: still running after {timeout:g}s on {sample}; raise --timeout or check the script"
-            return run
-        except OSError as exc:
-            run.error = f"{shown}: cannot run ({exc.strerror or exc})"
-            return run
-        tail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or [""])[-1]
-        run.log.append(f"python {shown} --input {sample} --output OUT: exit {proc.returncode}"
-                       + (f" ({tail[:200]})" if tail else ""))
-        if proc.returncode != 0:
-            run.error = f"{shown}: exited {proc.returncode} on {sample}" + (f": {tail[:300]}" if tail else "")
-            return run
-        import fnmatch
-
-        found = sorted(p for p in out.rglob("*") if p.is_file()
-                       and any(fnmatch.fnmatch(p.name.lower(), pattern) for pattern in OLD_INCLUDE))
-        for path in found:
-            rel = path.relative_to(out).as_posix()
-            run.files.append((path, rel if len(samples) == 1 else f"{sample.name}/{rel}"))
-    if not run.files:
-        run.error = f"{shown}: wrote no .jsonl files to --output for the samples"
-    return run
-
-
-@dataclass
-class RawRec:
-    """One raw sample record, with where it came from."""
-
-    pos: int
-    file: int
-    where: str
-    record: dict
-    _leaves: list | None = None
-    _texts: list | None = None
-
-    @property
-    def texts(self) -> list[tuple[tuple, str, tuple]]:
-        if self._texts is None:
-            self._texts = _text_candidates(self)
-        return self._texts
-
-    @property
-    def leaves(self) -> list[tuple[tuple, Any]]:
-        if self._leaves is None:
-            out: list[tuple[tuple, Any]] = []
-            _walk(self.record, (), out)
-            self._leaves = out
-        return self._leaves
-
-
-def _walk(node: Any, path: tuple, out: list) -> None:
-    if len(path) > 6:
-        return
-    if isinstance(node, dict):
-        if path:
-            out.append((path, node))
-        for key, value in node.items():
-            if isinstance(key, str):
-                _walk(value, (*path, key), out)
-    elif isinstance(node, list):
-        if path:
-            out.append((path, node))
-        for index, value in enumerate(node[:64]):
-            _walk(value, (*path, index), out)
-    else:
-        out.append((path, node))
-
-
-DEFAULT_INCLUDE = ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "*.ndjson.gz"]
-MAX_RAW = 20000
-
-
-def read_samples(samples: list[Path]) -> tuple[list[RawRec], list[str], list[str], list[str]]:
-    """(records, files, include globs, notes) of the raw samples, read by the runtime's readers."""
-    readers = runtime_module("readers")
-    include = list(DEFAULT_INCLUDE)
-    for sample in samples:
-        if sample.is_file() and not any(sample.name.lower().endswith(p[1:]) for p in include):
-            suffix = "".join(sample.suffixes[-1:]) or sample.name
-            include.append(f"*{suffix}")
-    records: list[RawRec] = []
-    files: list[str] = []
-    notes: list[str] = []
-    for sample in samples:
-        try:
-            items = readers.discover(str(sample), include)
-        except readers.InputError as exc:
-            raise MigrateError(str(exc)) from None
-        for item in items:
-            files.append(str(item.path))
-            try:
-                for entry in readers.read_records(item, "auto"):
-                    if isinstance(entry, readers.BadLine):
-                        notes.append(f"{entry.where}: {entry.reason} (not used for learning)")
-                        continue
-                    where, record = entry
-                    if len(records) < MAX_RAW:
-                        records.append(RawRec(len(records), len(files) - 1, str(where), record))
-            except readers.InputError as exc:
-                notes.append(str(exc))
-    if len(records) >= MAX_RAW:
-        notes.append(f"only the first {MAX_RAW} raw records were used for learning")
-    if not records:
-        raise MigrateError(f"{' '.join(map(str, samples))}: no raw records found in the samples "
-                           f"(looked for {', '.join(include)})")
-    return records, files, include, notes
-
 
 # =============================================================================================
 # Part 2c: learning the mapping by aligning the old output with the raw samples
@@ -516,119 +62,6 @@ NOISE_WORDS = {"heartbeat", "typing", "progress", "ping", "pong", "usage", "keep
                "telemetry", "status", "tick", "noop"}
 HEADER_WORDS = {"opened", "start", "started", "header", "session", "created", "meta", "init", "begin"}
 SYSTEM_WORDS = {"system"}
-
-
-def _dotted(path: tuple) -> str:
-    return ".".join(str(p) for p in path)
-
-
-def path_out(path: tuple) -> str | list:
-    """A single path in the mapping's notation (a list of keys when a key contains a dot)."""
-    if any(isinstance(p, str) and (("." in p) or p.isdigit()) for p in path):
-        return list(path)
-    return _dotted(path)
-
-
-def paths_out(paths: list[tuple]) -> str | list:
-    """Several paths (the first present wins) in the mapping's notation."""
-    if len(paths) == 1:
-        single = path_out(paths[0])
-        return single if isinstance(single, str) else [single]
-    return [path_out(p) for p in paths]
-
-
-class TextMatcher:
-    """Does an old output text come from this raw string? Exact, modulo redaction, or truncated."""
-
-    def __init__(self, markers: list[str]):
-        alternatives = [re.escape(m) for m in sorted(set(markers), key=len, reverse=True)]
-        alternatives.append(r"\[REDACTED(?::[A-Za-z0-9_-]+)?\]")
-        self.marker = re.compile("|".join(alternatives))
-        self._cache: dict[str, re.Pattern | None] = {}
-        self._keys: dict[str, str | None] = {}
-
-    @staticmethod
-    def norm(text: str) -> str:
-        return " ".join(text.split())
-
-    def pattern(self, old: str) -> re.Pattern | None:
-        if old not in self._cache:
-            pieces = self.marker.split(self.norm(old))
-            self._cache[old] = None if len(pieces) == 1 else re.compile(
-                "(.+?)".join(re.escape(p) for p in pieces), re.DOTALL)
-            self._keys[old] = max(pieces, key=len) if len(pieces) > 1 else self._prefix(self.norm(old))
-        return self._cache[old]
-
-    def key(self, old: str) -> str | None:
-        """A literal part of ``old`` any raw text it matches (other than exactly) must contain."""
-        self.pattern(old)
-        return self._keys[old]
-
-    @staticmethod
-    def _prefix(a: str) -> str | None:
-        for tail in ("...", "\u2026"):
-            if a.endswith(tail) and len(a) > 20:
-                return a[: -len(tail)].rstrip()
-        if "characters truncated" in a:
-            head = a.split("[...", 1)[0].strip()
-            if len(head) > 20:
-                return head
-        return None
-
-    def score(self, old: str, raw: str) -> int:
-        """3 identical, 2 identical but where ``old`` has placeholders, 1 ``old`` is a truncation; ``raw`` normalised."""
-        a, b = self.norm(old), raw
-        if not a:
-            return 0
-        if a == b:
-            return 3
-        pattern = self.pattern(old)
-        if pattern is not None and pattern.fullmatch(b):
-            return 2
-        prefix = self._prefix(a)
-        if prefix is not None and b.startswith(prefix):
-            return 1
-        return 0
-
-
-@dataclass(frozen=True)
-class Sig:
-    """What one raw record turned into: a role and the paths its fields came from."""
-
-    role: str
-    content: tuple = ()
-    tool_name: tuple = ()
-    args: tuple = ()
-    call_id: tuple = ()
-    link: tuple = ()
-    blocks: tuple = ()  # ((type value, field), ...) when content is a typed block list
-    ok: tuple = ()  # (path, negate) of a result's success flag
-    learned: bool = True  # False: guessed from the record's shape (the old output had nothing)
-
-
-@dataclass
-class Target:
-    session: int
-    index: int
-    record: dict
-    old_ts: Any
-
-
-def _text_candidates(rec: RawRec) -> list[tuple[tuple, str, tuple]]:
-    out = []
-    norm = TextMatcher.norm
-    for path, value in rec.leaves:
-        if isinstance(value, str):
-            out.append((path, norm(value), ()))
-    for path, value in rec.leaves:
-        if isinstance(value, list) and value and all(isinstance(b, dict) and isinstance(b.get("type"), str)
-                                                     for b in value):
-            keys = {k for b in value for k, v in b.items() if isinstance(v, str) and k != "type"}
-            for key in sorted(keys):
-                parts = [(b["type"], b[key]) for b in value if isinstance(b.get(key), str)]
-                out.append((path, norm("\n".join(text for _, text in parts)),
-                            tuple(sorted({(t, key) for t, _ in parts}))))
-    return out
 
 
 def _synthesised(call_id: str) -> bool:
@@ -880,7 +313,7 @@ def _conditions(rule: Rule) -> tuple[dict, list, list]:
     for path, op, value in rule.conds:
         if op == "eq":
             values = [value, *rule.values.get(path, [])]
-            match[_dotted(path)] = values if len(values) > 1 else value
+            match[dotted(path)] = values if len(values) > 1 else value
         elif op in ("missing", "lacks"):
             lacks.append(path_out(path))
         elif op == "has":
@@ -893,11 +326,11 @@ def _rule_name(rule: Rule) -> str:
     for path, op, value in rule.conds:
         if op == "eq":
             values = [value, *rule.values.get(path, [])]
-            parts.append(f"{_dotted(path)}={'|'.join(map(str, values))}")
+            parts.append(f"{dotted(path)}={'|'.join(map(str, values))}")
         elif op in ("missing", "lacks"):
-            parts.append(f"no {_dotted(path)}")
+            parts.append(f"no {dotted(path)}")
         else:
-            parts.append(f"has {_dotted(path)}")
+            parts.append(f"has {dotted(path)}")
     return ", ".join(parts) or "every record"
 
 
@@ -1081,10 +514,10 @@ def learn_times(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], tz: str 
             hours, minutes = divmod(abs(seconds) // 60, 60)
             zone_name = f"{sign}{hours:02d}:{minutes:02d}"
             fields = [path]
-            notes.append(f"zone-less times in {_dotted(path)} are read as {zone_name}: the old script's output "
+            notes.append(f"zone-less times in {dotted(path)} are read as {zone_name}: the old script's output "
                          "says so")
     if fields and naive_raw[fields[0]] and tz is None and not any(n.startswith("zone-less") for n in notes):
-        questions.append(f"{_dotted(fields[0])} holds times without a zone; they are read as UTC (give --timezone, "
+        questions.append(f"{dotted(fields[0])} holds times without a zone; they are read as UTC (give --timezone, "
                          "or set timestamps.timezone in .copier-answers.yml, if they are local times)")
     if not fields:
         for rec in raws:
@@ -1100,7 +533,7 @@ def learn_times(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], tz: str 
                         fields.append(path)
         if fields:
             questions.append("the old output had no timestamps to learn from; times are read from "
-                             + ", ".join(_dotted(p) for p in fields) + " (a guess from the field names)")
+                             + ", ".join(dotted(p) for p in fields) + " (a guess from the field names)")
     return fields, zone_name, notes, questions
 
 
@@ -1276,17 +709,17 @@ def describe_rule(rule: Rule) -> str:
         return "skipped"
     parts = [sig.role]
     if sig.content:
-        parts.append(f"content from {_dotted(sig.content)}")
+        parts.append(f"content from {dotted(sig.content)}")
     if sig.tool_name:
-        parts.append(f"tool name from {_dotted(sig.tool_name)}")
+        parts.append(f"tool name from {dotted(sig.tool_name)}")
     if sig.args:
-        parts.append(f"args from {_dotted(sig.args)}")
+        parts.append(f"args from {dotted(sig.args)}")
     if sig.call_id:
-        parts.append(f"call id from {_dotted(sig.call_id)}")
+        parts.append(f"call id from {dotted(sig.call_id)}")
     if sig.link:
-        parts.append(f"linked by {_dotted(sig.link)}")
+        parts.append(f"linked by {dotted(sig.link)}")
     if sig.ok:
-        parts.append(f"ok from {'not ' if sig.ok[1] else ''}{_dotted(sig.ok[0])}")
+        parts.append(f"ok from {'not ' if sig.ok[1] else ''}{dotted(sig.ok[0])}")
     return ", ".join(parts)
 
 
