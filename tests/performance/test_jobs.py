@@ -32,3 +32,51 @@ def test_jobs_keep_failures_and_skips_per_session(cleaners, tmp_path):
     assert results[0].stderr.splitlines()[1:] == results[1].stderr.splitlines()[1:]
     assert tree_bytes(tmp_path / "out-1") == tree_bytes(tmp_path / "out-2")
     assert len(tree_bytes(tmp_path / "out-1")) == 5
+
+
+def _same_run(cleaners, src, tmp_path, fmt, *extra, jobs=(1, 2, 3)):
+    """The cleaner's output bytes, stdout and stderr (past the schema line) for each --jobs value."""
+    runs = {}
+    for n in jobs:
+        out = tmp_path / f"out-{fmt}-{n}-{'-'.join(extra)}"
+        result = run_cleaner(cleaners[fmt], src, out, "--jobs", str(n), *extra)
+        runs[n] = (result.returncode, tree_bytes(out), result.stdout, result.stderr.splitlines()[1:])
+    first = runs[jobs[0]]
+    for n in jobs[1:]:
+        assert runs[n] == first, f"--jobs {n} differs from --jobs {jobs[0]}"
+    return first
+
+
+def test_one_large_session_with_helpers_writes_the_same_bytes(cleaners, tmp_path):
+    """One session: with --jobs above 1 the other processes redact its long strings."""
+    src = make_corpus(tmp_path / "raw", "pi", 1, 3000, secrets=0.05, unicode=0.3)
+    code, files, stdout, _ = _same_run(cleaners, src, tmp_path, "pi")
+    assert code == 0 and len(files) == 1
+    assert "redactions:        0" not in stdout  # the corpus plants secrets: the helpers' counts arrive
+
+
+def test_sessions_grouped_by_field_with_helpers_write_the_same_bytes(cleaners, tmp_path):
+    src = make_corpus(tmp_path / "raw", "flat", 12, 200, secrets=0.05, unicode=0.3)
+    code, files, _, _ = _same_run(cleaners, src, tmp_path, "flat")
+    assert code == 0 and len(files) == 12
+
+
+def test_the_session_size_limit_fails_at_the_same_record_with_helpers(cleaners, tmp_path):
+    """--max-session-mb is checked after every raw record; with helpers the strings in flight are
+    bounded, and near the limit their results are awaited, so the failure (and the counts beside
+    it) is the one a single process reports; just above the real size the session is written."""
+    src = make_corpus(tmp_path / "raw", "pi", 1, 3000, secrets=0.05, unicode=0.3)
+    code, _, stdout, stderr = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", "0.6")
+    assert code == 1 and "passes the 0.6 MiB limit" in "\n".join(stderr) and "sessions failed:   1" in stdout
+    code, files, _, _ = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", "200")
+    assert code == 0
+    # just above what the session needs: find it from a single-process run
+    low, high = 0.6, 200.0
+    for _ in range(12):
+        mid = (low + high) / 2
+        result = run_cleaner(cleaners["pi"], src, tmp_path / "probe", "--max-session-mb", f"{mid:.6f}")
+        low, high = (low, mid) if result.returncode == 0 else (mid, high)
+    code, near, _, _ = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", f"{high:.6f}")
+    assert code == 0 and near == files
+    code, _, stdout, stderr = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", f"{low:.6f}")
+    assert code == 1 and "MiB limit" in "\n".join(stderr)

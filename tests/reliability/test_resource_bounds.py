@@ -120,6 +120,25 @@ def test_a_huge_session_is_streamed_within_bounds(projects, baseline_kib, tmp_pa
     assert grown < 60, f"peak memory grew by {grown:.0f} MiB for 60k small records"
 
 
+def test_sessions_grouped_by_field_are_freed_after_their_last_record(projects, baseline_kib, tmp_path):
+    """400 sessions of 100 records with 600-character texts, spread over 4 files: each session is
+    written and freed right after its last record, so memory holds one session, not all 40k
+    cleaned records (about 40 MiB of text alone)."""
+    (tmp_path / "in").mkdir()
+    text = "lorem ipsum " * 50
+    for part in range(4):
+        with open(tmp_path / "in" / f"part-{part}.jsonl", "w", encoding="utf-8") as out:
+            for n in range(part * 100, part * 100 + 100):
+                out.write(jsonl([{**U, "sid": f"s{n:03d}"}]))
+                out.writelines(f'{{"type":"assistant","sid":"s{n:03d}","text":"{text}{i}","ts":"{T0.format(1)}"}}\n'
+                               for i in range(99))
+    code, rss, stdout, stderr = run_measured(cleaner(projects["field"], "in"), tmp_path)
+    assert code == 0, stdout + stderr
+    assert "sessions written:  400" in stdout and "rows written:      40400" in stdout
+    grown = (rss - baseline_kib) / 1024
+    assert grown < 20, f"peak memory grew by {grown:.0f} MiB for 400 sessions of 100 records"
+
+
 def test_a_session_over_the_limit_fails_cleanly(projects, tmp_path):
     many_records(tmp_path / "huge.jsonl", 60_000)
     code, _, stdout, stderr = run_measured(cleaner(projects["corpus"], "huge.jsonl", "--max-session-mb", "8"), tmp_path)

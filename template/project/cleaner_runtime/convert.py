@@ -38,20 +38,15 @@ class SessionSkipped(Exception):
 
 
 def get_path(record: Any, path: tuple) -> Any:
-    """The value at ``path`` (keys, and list indexes that also match an object's "0" key), or MISSING.
-
-    The hottest function of a run (several calls per raw record): one dict lookup per key."""
     node = record
     for key in path:
         if isinstance(node, dict):
-            value = node.get(key, MISSING)
-            if value is MISSING:
-                if not isinstance(key, int):
-                    return MISSING
-                value = node.get(str(key), MISSING)
-                if value is MISSING:
-                    return MISSING
-            node = value
+            if key in node:
+                node = node[key]
+            elif isinstance(key, int) and str(key) in node:
+                node = node[str(key)]
+            else:
+                return MISSING
         elif isinstance(node, list) and isinstance(key, int) and -len(node) <= key < len(node):
             node = node[key]
         else:
@@ -105,8 +100,12 @@ def same_value(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
+# json.dumps with these options builds a new encoder on every call; one shared encoder writes the same
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _COMPACT(value)
 
 
 @dataclass
@@ -519,6 +518,8 @@ class SessionBuilder:
         self.call_names: dict[str, Any] = {}  # call id -> the raw tool name, for results linked by name
         self.synthesised = 0
         self.size = 0  # characters of output so far, for the session size limit
+        self.offload: Any = None  # an offload.Offload when helper processes redact long strings
+        self.size_sent = 0  # self.size when the offload last heard of it
 
     # -- input ---------------------------------------------------------------------------------
     def add(self, where: Where, record: dict) -> None:
@@ -547,10 +548,14 @@ class SessionBuilder:
             return
         ts = self._time(record, kind, where)
         getattr(self, kind.handler)(record, kind, ts, where)
+        size = self.size
+        if self.offload is not None:
+            size = self.offload.record_done(size - self.size_sent)
+            self.size_sent = self.size
         limit = c.max_session_chars
-        if limit and self.size > limit:
+        if limit and size > limit:
             raise SessionFailed(
-                f"{where}: the session's cleaned output passes the {limit // (1024 * 1024)} MiB limit "
+                f"{where}: the session's cleaned output passes the {limit / (1024 * 1024):g} MiB limit "
                 "(nothing written); split the input, lower privacy.truncate, or raise --max-session-mb"
             )
 
@@ -587,7 +592,17 @@ class SessionBuilder:
         if text is None or text == "":
             self.stats.skip(f"{role} record with no content", where)
             return
-        self._emit({"role": role, "content": self.c.privacy.text(text)}, ts)
+        record = {"role": role, "content": None}
+        self._private_text(record, text, False)
+        self._emit(record, ts)
+
+    def _private_text(self, record: dict, text: str, tool: bool) -> None:
+        """Set the record's content to the text redacted and truncated: here, or (long text, with
+        helper processes) once the result is back, before the session is finished."""
+        if self.offload is not None and len(text) > SHORT_TEXT:
+            self.offload.text(record, "content", text, tool)
+        else:
+            record["content"] = self.c.privacy.text(text, tool=tool)
 
     def _emit_calls(self, calls: list[tuple[Any, Any, dict]], ts: str | None, where: Where) -> list[str | None]:
         """One assistant record holding the calls; their ids in order (None for a call dropped)."""
@@ -598,9 +613,17 @@ class SessionBuilder:
                 self.stats.skip("tool call without a tool name", where)
                 ids.append(None)
                 continue
-            text = self.c.privacy.args(args)
+            offload = self.offload
+            if offload is None:
+                text = self.c.privacy.args(args)
+            else:  # the raw object's length bounds the result's (see Offload.args)
+                serialised = len(compact(args)) if args else 2
+                text = "" if serialised > SHORT_TEXT else self.c.privacy.args(args)
             call_id = self._new_call_id(raw_id)  # after everything that can fail: ids stay consistent
-            out.append({"id": call_id, "name": self.c.privacy.redact(name), "args": text})
+            call = {"id": call_id, "name": self.c.privacy.redact(name), "args": text}
+            if offload is not None and serialised > SHORT_TEXT:
+                offload.args(call, "args", args, serialised)
+            out.append(call)
             ids.append(call_id)
             self.call_names[call_id] = name
         if out:
@@ -617,7 +640,8 @@ class SessionBuilder:
         text = content or ""
         if ok is False and self.c.error_prefix and not text.startswith(self.c.error_prefix):
             text = self.c.error_prefix + text
-        record: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": self.c.privacy.text(text, tool=True)}
+        record: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": None}
+        self._private_text(record, text, True)
         if ok is not None:
             record["ok"] = ok
         self._emit(record, ts)
@@ -773,6 +797,8 @@ class SessionBuilder:
     # -- output --------------------------------------------------------------------------------
     def finish(self) -> list[dict]:
         """The session's trajectory-v1 records, meta first; raises SessionFailed or SessionSkipped."""
+        if self.offload is not None:
+            self.offload.settle()
         roles = {record["role"] for record in self.records}
         if not self.records:
             raise SessionSkipped("no records to write")

@@ -1380,6 +1380,8 @@ class Redactor:
             if not isinstance(cls, str) or not _CLASS_NAME_RE.match(cls):
                 raise ValueError(f"extra pattern class must be kebab-case, got {cls!r}")
         self._c = _compiled(bool(personal_data), extra)
+        # the longest class name a placeholder can hold: built-in names fit _PLACEHOLDER_RE's 41
+        self.longest_class = max([41, *(len(cls) for cls, _ in extra)])
         self.allowlist = frozenset(allowlist)
         self.personal_data = bool(personal_data)
         self.counts: Counter[str] = Counter()

@@ -30,6 +30,7 @@ from typing import Any
 
 from .convert import MAX_SESSION_MB, Converter, Privacy, SessionBuilder, SessionFailed, SessionSkipped, first_present
 from .mapping import compile_path, compile_paths, with_defaults
+from .offload import Helpers, Offload
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
 from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
 
@@ -102,6 +103,7 @@ class Cleaner:
         self.inputs: set[Path] = set()  # resolved input files: never overwritten by an output
         self.committer: Committer | None = None  # fsync and rename in the background (else inline)
         self.debug = False  # print the traceback of an unexpected error (--debug)
+        self.helpers: Helpers | None = None  # processes that redact the long strings of sessions cleaned here
         from .validate import TrajectoryValidator, find_schema, load_schema
 
         self.schema_path, self.schema_origin = find_schema(schema_arg)
@@ -130,6 +132,8 @@ class Cleaner:
         converter = Converter(self.mapping, privacy)
         converter.max_session_chars = self.max_session_chars
         builder = converter.session(job.key)
+        if self.helpers is not None and privacy.redactor is not None:
+            builder.offload = Offload(self.helpers, privacy, self.max_session_chars)
         try:
             builder.mtime = os.stat(job.files[0].path).st_mtime
         except OSError:
@@ -259,48 +263,87 @@ def _jobs_by_file(files: list[InputFile]) -> list[Job]:
     return jobs
 
 
+def _session_key(raw: dict, paths: tuple, settings: dict, where: Any) -> str | None:
+    """The session id of a record grouped by field; None for a record without one when the mapping
+    says ``session.missing: skip``; SessionFailed (the run stops) otherwise."""
+    value = first_present(raw, paths)
+    if not isinstance(value, (str, int)) or isinstance(value, bool) or value == "":
+        if settings.get("missing", "fail") == "skip":
+            return None
+        raise SessionFailed(
+            f"{where}: record has no session id at {settings['field']!r}; fix session.field "
+            "or set session.missing: skip"
+        )
+    return str(value)
+
+
+def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: dict,
+                  progress: bool) -> dict[str, tuple[int, int]]:
+    """A first, reading-only pass: for each session id, the file and record position of its last
+    record, so that the cleaning pass can write and free each session as soon as it is complete.
+    Anything that would stop the run (an unreadable file, a record without a session id) stops it
+    here, before a single session is written."""
+    ends: dict[str, tuple[int, int]] = {}
+    scratch = Outcome("scan")  # bad lines are counted by the cleaning pass
+    for index, item in enumerate(files):
+        for position, (where, raw) in enumerate(cleaner.records_of(item, scratch)):
+            key = _session_key(raw, paths, settings, where)
+            if key is not None:
+                ends[key] = (index, position)
+        if progress:
+            print(f"\rscanning {index + 1}/{len(files)} files", end="", file=sys.stderr)
+    return ends
+
+
 def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
                     progress: bool) -> list[Outcome]:
     """Sessions grouped by the session field across files, in order of first appearance.
 
-    Each record is mapped into its session's builder as soon as it is read, so memory holds the
-    cleaned records of the open sessions, never the raw input. A file that cannot be read, or a
-    record without a session id (unless ``session.missing: skip``), stops the run before anything
-    is written: the sessions it touches would be incomplete.
+    Each record is mapped into its session's builder as soon as it is read, and a session is
+    validated, written and freed right after its last record (found by a first pass that only
+    reads), so memory holds the sessions open at the same time, never the whole corpus. A file
+    that cannot be read, or a record without a session id (unless ``session.missing: skip``),
+    stops the run in that first pass, before anything is written.
     """
     settings = cleaner.mapping["session"]
     paths = compile_paths(settings["field"])
-    sessions: dict[str, Session] = {}
     try:
-        for item in files:
-            for where, raw in cleaner.records_of(item, totals):
-                value = first_present(raw, paths)
-                if not isinstance(value, (str, int)) or isinstance(value, bool) or value == "":
-                    if settings.get("missing", "fail") == "skip":
-                        totals.skipped["record without a session id"] += 1
-                        totals.examples.setdefault("record without a session id", str(where))
-                        continue
-                    raise SessionFailed(
-                        f"{where}: record has no session id at {settings['field']!r}; fix session.field "
-                        "or set session.missing: skip"
-                    )
-                key = str(value)
+        ends = _session_ends(cleaner, files, paths, settings, progress)
+    except (SessionFailed, InputError) as exc:
+        totals.error = f"{exc} (the run stopped; nothing written)"
+        return []
+    sessions: dict[str, Session] = {}
+    slots: dict[str, int] = {}  # a session's place in the summary: its first appearance
+    outcomes: list[Outcome | None] = []
+    done = 0
+    try:
+        for index, item in enumerate(files):
+            for position, (where, raw) in enumerate(cleaner.records_of(item, totals)):
+                key = _session_key(raw, paths, settings, where)
+                if key is None:
+                    totals.skipped["record without a session id"] += 1
+                    totals.examples.setdefault("record without a session id", str(where))
+                    continue
                 session = sessions.get(key)
                 if session is None:
                     target = stem_for_key(item.rel.parent, key).with_suffix(".jsonl")
                     session = sessions[key] = cleaner.start(Job(key, [item], target))
+                    slots[key] = len(outcomes)
+                    outcomes.append(None)
                 elif item not in session.job.files:
                     session.job.files.append(item)
                 cleaner.feed(session, where, raw)
-    except (SessionFailed, InputError) as exc:
-        totals.error = f"{exc} (the run stopped; nothing written)"
-        return []
-    outcomes = []
-    for n, session in enumerate(sessions.values(), 1):
-        outcomes.append(cleaner.finish(session, output))
-        if progress:
-            print(f"\r{n}/{len(sessions)} sessions", end="", file=sys.stderr)
-    return outcomes
+                if ends.get(key) == (index, position):
+                    outcomes[slots[key]] = cleaner.finish(sessions.pop(key), output)
+                    done += 1
+                    if progress:
+                        print(f"\r{done}/{len(ends)} sessions".ljust(32), end="", file=sys.stderr)
+    except (SessionFailed, InputError) as exc:  # the input changed since the first pass
+        totals.error = f"{exc} (the run stopped; sessions already written are complete)"
+        return [o for o in outcomes if o is not None]
+    for key, session in sessions.items():  # only if the input changed since the first pass
+        outcomes[slots[key]] = cleaner.finish(session, output)
+    return [o for o in outcomes if o is not None]
 
 
 def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
@@ -427,7 +470,8 @@ def build_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--output", help="folder for the trajectory-v1 .jsonl files (created if needed)")
     parser.add_argument("--schema", help="trajectory-v1 schema file (default: Lerim's data dir, else the bundled copy)")
     parser.add_argument("--jobs", type=_positive(int), default=1,
-                        help="clean this many sessions in parallel (same bytes as 1)")
+                        help="processes to use: this many sessions at once, or helpers that redact one large "
+                             "session's strings (same bytes as 1)")
     parser.add_argument("--max-line-mb", type=_positive(float), default=MAX_LINE_MB, metavar="MB",
                         help=f"longest JSONL line read; longer lines are skipped and counted (default {MAX_LINE_MB})")
     parser.add_argument("--max-document-mb", type=_positive(float), default=MAX_DOCUMENT_MB, metavar="MB",
@@ -544,8 +588,12 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> i
     try:
         _clean_all(cleaner, args, files, output, totals, outcomes, progress)
     except BaseException:
+        if cleaner.helpers is not None:
+            cleaner.helpers.stop(wait=False)
         cleaner.committer.close(cancel=True)
         raise
+    if cleaner.helpers is not None:
+        cleaner.helpers.stop()
     cleaner.committer.close()
     for outcome in outcomes:
         outcome.settle()
@@ -559,12 +607,16 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
                totals: Outcome, outcomes: list[Outcome], progress: bool) -> None:
     """Clean every session as the mapping groups them, appending each one's outcome."""
     settings = cleaner.mapping
-    if settings["session"]["by"] == "field":
+    by = settings["session"]["by"]
+    jobs = _jobs_by_file(files) if by not in ("field", "element") else []
+    if args.jobs > 1 and len(jobs) <= 1 and settings["privacy"].get("redact", True):
+        # sessions are cleaned here one at a time: the other processes redact their long strings
+        cleaner.helpers = Helpers(args.jobs - 1, settings["privacy"])
+    if by == "field":
         outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress))
-    elif settings["session"]["by"] == "element":
+    elif by == "element":
         outcomes.extend(_clean_by_element(cleaner, files, output, totals, progress))
     else:
-        jobs = _jobs_by_file(files)
         for job in jobs:
             if (output / job.target).resolve() in cleaner.inputs:
                 raise UsageError(f"{args.output}: writing {output / job.target} would overwrite that input file; "

@@ -1,0 +1,146 @@
+"""Redact one large session's strings in helper processes while its records are still being mapped.
+
+With ``--jobs N`` a run of many sessions cleans N sessions at once; a single large session would
+still use one core, and redaction is about half of its work. Redaction is a pure function of the
+string and the privacy settings, so it can run elsewhere: the session's builder leaves a hole in
+the record where a long string goes, sends the string here, and the hole is filled when the
+result comes back. Results are applied strictly in the order the strings were sent, together
+with the builder's own size checkpoints, so the session's records, its redaction and truncation
+counts, and the point at which it passes ``--max-session-mb`` are exactly those of a run without
+helpers: only the time differs.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any
+
+BATCH_CHARS = 1 << 18  # characters of text sent per batch
+BATCH_ITEMS = 2048  # strings sent per batch
+IN_FLIGHT = 4  # batches per helper sent and not yet applied: bounds the raw text held meanwhile
+
+_PRIVACY: Any = None
+
+
+def _init_helper(settings: dict) -> None:
+    global _PRIVACY
+    import signal
+
+    from .convert import Privacy
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process stops its helpers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _PRIVACY = Privacy(settings)
+
+
+def _clean_batch(items: list[tuple[str, Any, bool]]) -> list[tuple[str, tuple, int]]:
+    """Each item cleaned as the main process would: (result, redactions counted, strings truncated)."""
+    privacy = _PRIVACY
+    counts = privacy.counts
+    out = []
+    for op, value, tool in items:
+        if counts:
+            counts.clear()
+        before = privacy.truncated
+        result = privacy.args(value) if op == "args" else privacy.text(value, tool=tool)
+        out.append((result, tuple(counts.items()) if counts else (), privacy.truncated - before))
+    return out
+
+
+class Helpers:
+    """The helper processes of one run (created when ``--jobs`` is above 1 and a session runs here)."""
+
+    def __init__(self, processes: int, privacy_settings: dict):
+        self.processes = processes
+        self.pool = ProcessPoolExecutor(processes, initializer=_init_helper, initargs=(privacy_settings,))
+        # start them now, before the run's writer threads exist: a forked child gets only the
+        # thread that forked it, and no lock another thread might hold
+        self.pool.submit(int).result()
+
+    def stop(self, wait: bool = True) -> None:
+        """Shut the helpers down; after an interruption, without waiting for their batches."""
+        self.pool.shutdown(wait=wait, cancel_futures=not wait)
+        if not wait:
+            for process in list((getattr(self.pool, "_processes", None) or {}).values()):  # no API before 3.14
+                if process.is_alive():
+                    process.terminate()
+
+
+class Offload:
+    """One session's strings in flight, applied back in the order they were sent.
+
+    ``text`` and ``args`` send a string (or an argument object) and name the place its result
+    goes. The session-size limit stays exact without waiting on every record: ``record_done``
+    keeps an upper bound of the session's size (what is known, plus for each string in flight the
+    most its result can be: its truncation limit, or every character becoming a placeholder), and
+    only when that bound passes the limit does it wait for the results and compare the exact
+    size, which is then what a run without helpers compares at the same record.
+    """
+
+    def __init__(self, helpers: Helpers, privacy: Any, limit: int):
+        self.helpers = helpers
+        self.privacy = privacy
+        self.limit = limit
+        redactor = privacy.redactor
+        # a result is at most its truncation limit, or each character becoming "[REDACTED:<class>]"
+        self.growth = 12 + redactor.longest_class if redactor is not None else 1
+        self.items: list[tuple[str, Any, bool]] = []
+        self.places: list[tuple[Any, Any, int]] = []  # (container, key, bound) per item
+        self.chars = 0
+        self.sent: deque[tuple[Future | None, list[tuple[Any, Any, int]]]] = deque()
+        self.upper = 0  # exact size of what is applied, plus the bounds of what is not
+
+    def text(self, container: Any, key: Any, text: str, tool: bool) -> None:
+        limit = self.privacy.tool_limit if tool else self.privacy.other_limit
+        self._add(("text", text, tool), container, key, min(limit, self.growth * len(text)), len(text))
+
+    def args(self, container: Any, key: Any, args: dict, serialised_length: int) -> None:
+        # the result is the serialised object redacted, or that text wrapped as {"_raw": ...},
+        # whose escaping at most doubles it
+        self._add(("args", args, True), container, key, 2 * self.growth * serialised_length + 16, serialised_length)
+
+    def _add(self, item: tuple[str, Any, bool], container: Any, key: Any, bound: int, chars: int) -> None:
+        self.items.append(item)
+        self.places.append((container, key, bound))
+        self.upper += bound
+        self.chars += chars
+        if self.chars >= BATCH_CHARS or len(self.items) >= BATCH_ITEMS:
+            self._send()
+
+    def record_done(self, size: int) -> int:
+        """The session's size after this raw record, exact or, when it is surely within the limit,
+        an upper bound; ``size`` is what the record's own parts added besides the strings sent."""
+        self.upper += size
+        if self.limit and self.upper > self.limit:
+            self.settle()  # now exact
+        return self.upper
+
+    def _send(self) -> None:
+        future = self.helpers.pool.submit(_clean_batch, self.items) if self.items else None
+        self.sent.append((future, self.places))
+        self.items, self.places, self.chars = [], [], 0
+        while len(self.sent) > IN_FLIGHT * self.helpers.processes:
+            self._apply_oldest()
+        while self.sent and (self.sent[0][0] is None or self.sent[0][0].done()):
+            self._apply_oldest()
+
+    def _apply_oldest(self) -> None:
+        future, places = self.sent.popleft()
+        if future is None:
+            return
+        privacy = self.privacy
+        counts = privacy.counts
+        for (container, key, bound), (result, found, truncated) in zip(places, future.result()):
+            container[key] = result
+            self.upper += len(result) - bound
+            if found:
+                counts.update(dict(found))
+            privacy.truncated += truncated
+
+    def settle(self) -> None:
+        """Send what is left, wait for everything and apply it: the records are then complete."""
+        if self.items:
+            self._send()
+        while self.sent:
+            self._apply_oldest()
