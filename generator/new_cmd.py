@@ -33,7 +33,8 @@ examples:
   cd support-cleaner && python -m pytest
 
 exit codes: 0 rendered; 1 open questions under --yes, the cleaner failed on the samples, or it
-            wrote nothing for them (nothing rendered); 2 usage error (missing samples, bad answers file, output exists); 130 interrupted
+            wrote nothing for them (nothing rendered); 2 usage error (missing samples, bad
+            answers file, output exists); 130 interrupted
 """
 
 

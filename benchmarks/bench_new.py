@@ -1,0 +1,93 @@
+"""Wall time of `trajectory-cleaner new` against its budget of one second (issue 10).
+
+Why: `new` is the first thing a user runs after `inspect`, and it should answer at once. This
+script generates 10 sessions of 10 pi records (benchmarks/corpus.py), then times, each in a fresh
+process as a user runs it, `new --answers examples/answers/pi.yml` and `new --yes`, several runs
+each, and prints the median wall time and its ratio to the budget. It asserts nothing: a machine
+busy with other work is slower, so read the medians (and the spread) rather than one run.
+
+    python benchmarks/bench_new.py              # 7 runs of each
+    python benchmarks/bench_new.py --runs 15
+    python benchmarks/bench_new.py --json       # machine-readable results
+    python benchmarks/bench_new.py --checkout ../before   # also time another checkout, runs interleaved
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BUDGET = 1.0  # seconds
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from corpus import Options, write_corpus  # the benchmarks folder is not a package
+
+
+def run_once(checkout: Path, argv: list[str], work: Path) -> float:
+    """Seconds for one `trajectory-cleaner new ARGV` of ``checkout`` in a fresh process."""
+    env = dict(os.environ, PYTHONPATH=str(checkout) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    started = time.perf_counter()
+    result = subprocess.run([sys.executable, "-m", "generator", "new", *argv], cwd=work, env=env,
+                            capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        raise SystemExit(f"`trajectory-cleaner new {' '.join(argv)}` ({checkout}) exited {result.returncode}:\n"
+                         f"{result.stderr}")
+    return elapsed
+
+
+def summary(checkout: Path, name: str, argv: list[str], times: list[float]) -> dict:
+    median = statistics.median(times)
+    return {"checkout": str(checkout), "command": name, "argv": argv, "runs": len(times),
+            "median_s": round(median, 3), "min_s": round(min(times), 3), "max_s": round(max(times), 3),
+            "budget_ratio": round(median / BUDGET, 2)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=7, help="runs of each command (default 7)")
+    parser.add_argument("--checkout", action="append", default=[], type=Path, metavar="DIR",
+                        help="also time the generator of this checkout (runs interleaved, for before/after)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    args = parser.parse_args()
+    checkouts = [REPO, *(c.resolve() for c in args.checkout)]
+    with tempfile.TemporaryDirectory(prefix="bench-new-") as tmp:
+        work = Path(tmp)
+        samples = work / "pi-10x10"
+        write_corpus(Options("pi", 10, 10), samples)
+        commands = {
+            "new --answers pi.yml": ["--answers", str(REPO / "examples" / "answers" / "pi.yml"), str(samples)],
+            "new --yes": ["--yes", str(samples)],
+        }
+        times: dict[tuple[Path, str], list[float]] = {(c, name): [] for c in checkouts for name in commands}
+        for n in range(args.runs):
+            for checkout in checkouts:
+                for name, argv in commands.items():
+                    out = work / f"out-{n}"
+                    times[checkout, name].append(run_once(checkout, [*argv, "-o", str(out)], work))
+                    shutil.rmtree(out)
+    results = [summary(c, name, commands[name], times[c, name]) for c in checkouts for name in commands]
+    if args.json:
+        print(json.dumps({"budget_s": BUDGET, "cpus": os.cpu_count(), "results": results}, indent=2))
+        return 0
+    print(f"trajectory-cleaner new on 10 sessions x 10 pi records; median of {args.runs} fresh processes "
+          f"({os.cpu_count()} CPUs); budget {BUDGET:.1f} s")
+    for row in results:
+        where = "" if len(checkouts) == 1 else f"{row['checkout']}: "
+        print(f"  {where}{row['command']:<22} median {row['median_s']:.3f} s  "
+              f"(min {row['min_s']:.3f}, max {row['max_s']:.3f})  {row['budget_ratio']:.2f} x budget")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
