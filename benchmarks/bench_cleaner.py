@@ -8,7 +8,7 @@ What is measured, each in a fresh child process (so peak memory is that run's ow
   ``benchmarks/flat.yml``) by ``generator.render.render_new``, run as its README says, with
   validation and redaction on; ``cleaner-nofast`` the same with the optional fast extra
   (``requirements-fast.txt``) hidden, i.e. only jsonschema installed; ``cleaner-jN`` with
-  ``--jobs N`` on many-session corpora;
+  ``--jobs N`` (sessions in parallel, or helper processes for one session at a time);
 * ``normalizer``: Letta's normalizer (``agent-trajectory`` from PyPI, which drives a bundled Node
   CLI) on the same Pi files: ``normalizer-batch`` (all sessions in one ``normalize_many`` call,
   its best case) and ``normalizer-per-session`` (one ``normalize_transcript`` call per session,
@@ -289,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller corpora of the same shapes (1-2 minutes)")
     parser.add_argument("--runs", type=int, help="runs per measurement; the median is reported (default 3; quick 2)")
     parser.add_argument("--formats", default="pi,flat", help="comma-separated: pi, flat (default both)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="--jobs N for many-session runs")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="also time the cleaner with --jobs N (default: the CPU count; 1 to skip)")
     parser.add_argument("--workdir", help="where corpora and outputs go (default: a cache folder in the temp dir)")
     parser.add_argument("--no-normalizer", action="store_true", help="skip Letta's normalizer")
     parser.add_argument("--per-session-limit", type=int, default=200,
@@ -333,10 +334,12 @@ def main(argv: list[str] | None = None) -> int:
             if extra:
                 subjects.append(("cleaner-nofast", [sys.executable, "-c", NOFAST, script, *clean], total,
                                  "only jsonschema"))
-            if sessions > 1 and args.jobs > 1:
+            if args.jobs > 1:
                 by_field = "by: field" in MAPPINGS[fmt].read_text(encoding="utf-8")
+                how = ("helpers redact while sessions are built one at a time" if sessions == 1 or by_field
+                       else "sessions in parallel")
                 subjects.append((f"cleaner-j{args.jobs}", [sys.executable, script, *clean, "--jobs", str(args.jobs)],
-                                 total, "session.by: field, where --jobs has no effect" if by_field else ""))
+                                 total, how))
             if fmt == "pi" and not why_no_normalizer:
                 subjects.append(("normalizer-batch",
                                  [sys.executable, "-c", NORMALIZER, str(src), str(outputs), "batch", "0"], total,

@@ -511,11 +511,16 @@ class SessionBuilder:
         self.first_file: str | None = None
         self.mtime: float | None = None
         self.used_ids: set[str] = set()
-        self.unanswered: list[str] = []
-        self.by_original: dict[str, list[str]] = {}
+        # Open calls are kept in insertion-ordered dicts (oldest first), indexed by the id the source
+        # gave them and by tool name, and dropped once answered: linking a result costs the same
+        # however many calls a session has made or left unanswered.
+        self.unanswered: dict[str, None] = {}
+        self.unanswered_by_name: dict[str, dict[str, None]] = {}
+        self.by_original: dict[str, list[str]] = {}  # source id -> its open calls' ids
+        self.originals: dict[str, str] = {}  # open call id -> the id the source gave it
+        self.call_names: dict[str, str] = {}  # open call id -> its raw tool name
         self.answered: set[str] = set()
-        self.originals: dict[str, str] = {}
-        self.call_names: dict[str, Any] = {}  # call id -> the raw tool name, for results linked by name
+        self.original_ids: set[str] = set()  # every id the source gave a call
         self.synthesised = 0
         self.size = 0  # characters of output so far, for the session size limit
         self.offload: Any = None  # an offload.Offload when helper processes redact long strings
@@ -555,7 +560,7 @@ class SessionBuilder:
         limit = c.max_session_chars
         if limit and size > limit:
             raise SessionFailed(
-                f"{where}: the session's cleaned output passes the {limit / (1024 * 1024):g} MiB limit "
+                f"{where}: the session's cleaned output passes the {round(limit / (1024 * 1024), 3):g} MiB limit "
                 "(nothing written); split the input, lower privacy.truncate, or raise --max-session-mb"
             )
 
@@ -619,13 +624,13 @@ class SessionBuilder:
             else:  # the raw object's length bounds the result's (see Offload.args)
                 serialised = len(compact(args)) if args else 2
                 text = "" if serialised > SHORT_TEXT else self.c.privacy.args(args)
-            call_id = self._new_call_id(raw_id)  # after everything that can fail: ids stay consistent
-            call = {"id": call_id, "name": self.c.privacy.redact(name), "args": text}
+            shown = self.c.privacy.redact(name)
+            call_id = self._new_call_id(raw_id, name)  # after everything that can fail: ids stay consistent
+            call = {"id": call_id, "name": shown, "args": text}
             if offload is not None and serialised > SHORT_TEXT:
                 offload.args(call, "args", args, serialised)
             out.append(call)
             ids.append(call_id)
-            self.call_names[call_id] = name
         if out:
             self._emit({"role": "assistant", "content": None, "tool_calls": out}, ts)
         return ids
@@ -647,7 +652,7 @@ class SessionBuilder:
         self._emit(record, ts)
 
     # -- tool-call linkage ---------------------------------------------------------------------
-    def _new_call_id(self, raw_id: Any) -> str:
+    def _new_call_id(self, raw_id: Any, name: str) -> str:
         original = raw_id if isinstance(raw_id, str) and raw_id else (
             str(raw_id) if isinstance(raw_id, int) and not isinstance(raw_id, bool) else None
         )
@@ -669,9 +674,12 @@ class SessionBuilder:
         else:
             call_id = original
         self.used_ids.add(call_id)
-        self.unanswered.append(call_id)
+        self.unanswered[call_id] = None
         self.by_original.setdefault(original, []).append(call_id)
         self.originals[call_id] = original
+        self.original_ids.add(original)
+        self.call_names[call_id] = name
+        self.unanswered_by_name.setdefault(name, {})[call_id] = None
         return call_id
 
     def _answer(self, link: Any, where: Where, exact: str | None = None, name: Any = None) -> str | None:
@@ -685,17 +693,17 @@ class SessionBuilder:
         if not isinstance(link, str) or not link:
             if not self.unanswered:
                 return self._orphan("tool result with no link and no unanswered call", where)
-            named = [c for c in self.unanswered if self.call_names.get(c) == name] if isinstance(name, str) else []
+            named = self.unanswered_by_name.get(name) if isinstance(name, str) else None
             if named:
-                call_id = named[0]
+                call_id = next(iter(named))
                 self.stats.repair("results linked by tool name to the oldest unanswered call of that tool")
             else:
-                call_id = self.unanswered[0]
+                call_id = next(iter(self.unanswered))
                 self.stats.repair("results linked to the oldest unanswered call")
         else:
             waiting = self.by_original.get(link) or []
             if not waiting:
-                if link in self.answered or link in self.originals.values():
+                if link in self.answered or link in self.original_ids:
                     self.stats.skip("duplicate tool result", where)
                     return None
                 return self._orphan("tool result with no earlier call", where)
@@ -704,8 +712,17 @@ class SessionBuilder:
         return call_id
 
     def _mark_answered(self, call_id: str) -> None:
-        self.unanswered.remove(call_id)
-        self.by_original[self.originals[call_id]].remove(call_id)
+        del self.unanswered[call_id]
+        name = self.call_names.pop(call_id)
+        named = self.unanswered_by_name[name]
+        del named[call_id]
+        if not named:
+            del self.unanswered_by_name[name]
+        original = self.originals.pop(call_id)
+        waiting = self.by_original[original]
+        waiting.remove(call_id)
+        if not waiting:
+            del self.by_original[original]
         self.answered.add(call_id)
 
     def _orphan(self, reason: str, where: Where) -> None:
