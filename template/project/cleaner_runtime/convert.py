@@ -619,16 +619,12 @@ class SessionBuilder:
                 ids.append(None)
                 continue
             offload = self.offload
-            if offload is None:
-                text = self.c.privacy.args(args)
-            else:  # the raw object's length bounds the result's (see Offload.args)
-                serialised = len(compact(args)) if args else 2
-                text = "" if serialised > SHORT_TEXT else self.c.privacy.args(args)
+            text = self.c.privacy.args(args) if offload is None or not args else ""
             shown = self.c.privacy.redact(name)
             call_id = self._new_call_id(raw_id, name)  # after everything that can fail: ids stay consistent
             call = {"id": call_id, "name": shown, "args": text}
-            if offload is not None and serialised > SHORT_TEXT:
-                offload.args(call, "args", args, serialised)
+            if offload is not None and args:
+                offload.args(call, "args", args)
             out.append(call)
             ids.append(call_id)
         if out:
