@@ -37,7 +37,7 @@ class Learned:
     unmatched: list[str] = field(default_factory=list)
 
 
-def learn_mapping(raws: list[RawRec], files: list[str], include: list[str], targets: list[Target] | None,
+def learn_mapping(raws: list[RawRec], include: list[str], targets: list[Target] | None,
                   source: str, source_profile: str, tz: str | None, facts: ScriptFacts, inference: Any) -> Learned:
     """The new cleaner's mapping: aligned where the old output says, guessed from shape elsewhere."""
     questions: list[str] = []
@@ -47,7 +47,7 @@ def learn_mapping(raws: list[RawRec], files: list[str], include: list[str], targ
     inferred = getattr(inference, "mapping", None) if inference is not None else None
     inferred = inferred if isinstance(inferred, dict) else {}
     ts_fields, zone_name, ts_notes, ts_questions = learn_times(raws, pairs, tz, used_paths)
-    session, session_path, session_questions = learn_session(raws, pairs, len(files), used_paths | set(ts_fields))
+    session, session_path, session_questions = learn_session(raws, pairs, used_paths | set(ts_fields))
     compile_paths = runtime_module("mapping").compile_paths
     if not targets and inferred:
         # nothing to align with: the inference module's reading of sessions and times stands

@@ -26,7 +26,6 @@ class RuleLearner:
     """Splits the raw records into kinds whose records all turned into the same thing."""
 
     def __init__(self, raws: list[RawRec], sigs: dict[int, Sig], exclude: set):
-        self.raws = raws
         self.sigs = sigs
         values, present = _field_values(raws, exclude)
         self.value_paths = [p for p, v in values.items() if UNUSABLE not in v and 1 <= len(v) <= 12

@@ -17,30 +17,30 @@ DEFAULT_INCLUDE = ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "
 MAX_RAW = 20000
 
 
-def read_samples(samples: list[Path]) -> tuple[list[RawRec], list[str], list[str], list[str]]:
-    """(records, files, include globs, notes) of the raw samples, read by the runtime's readers."""
+def read_samples(samples: list[Path]) -> tuple[list[RawRec], list[str], list[str]]:
+    """(records, include globs, notes) of the raw samples, read by the runtime's readers."""
     readers = runtime_module("readers")
     include = _include(samples)
     records: list[RawRec] = []
-    files: list[str] = []
     notes: list[str] = []
+    file = 0  # index of the sample file, as RawRec.file
     for sample in samples:
         try:
             items = readers.discover(str(sample), include)
         except readers.InputError as exc:
             raise MigrateError(str(exc)) from None
         for item in items:
-            files.append(str(item.path))
             try:
-                _read_item(item, len(files) - 1, records, notes)
+                _read_item(item, file, records, notes)
             except readers.InputError as exc:
                 notes.append(str(exc))
+            file += 1
     if len(records) >= MAX_RAW:
         notes.append(f"only the first {MAX_RAW} raw records were used for learning")
     if not records:
         raise MigrateError(f"{' '.join(map(str, samples))}: no raw records found in the samples "
                            f"(looked for {', '.join(include)})")
-    return records, files, include, notes
+    return records, include, notes
 
 
 def _include(samples: list[Path]) -> list[str]:

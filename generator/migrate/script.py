@@ -45,7 +45,7 @@ def migrate_script(old_script: str, samples: list[str], output: str, *, run_old:
         notice(f"notice: {old_script}: no old-shape record found in the code (no dict with keys type and message)"
                + ("; it already writes trajectory-v1 records" if facts.trajectory_sites else ""))
     source = source or _default_source(Path(old_script))
-    raws, files, include, sample_notes = read_samples(sample_paths)
+    raws, include, sample_notes = read_samples(sample_paths)
     report = ScriptReport(facts, output, run_old, None, None, notes=list(sample_notes), timezone=tz or "UTC")
     work = Path(tempfile.mkdtemp(prefix="trajectory-cleaner-migrate-"))
     try:
@@ -54,7 +54,7 @@ def migrate_script(old_script: str, samples: list[str], output: str, *, run_old:
         if run_old:
             old_sessions, targets = _run_old(report, old_script, sample_paths, timeout, work, source, tz, notice)
         inference = try_infer(sample_paths, notice)
-        learned = learn_mapping(raws, files, include, targets or None, source, source_profile, tz, facts, inference)
+        learned = learn_mapping(raws, include, targets or None, source, source_profile, tz, facts, inference)
         report.learned = learned
         report.timezone = learned.mapping["timestamps"]["timezone"]
         if _render(report, sample_paths, dest) and old_sessions:

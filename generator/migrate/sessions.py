@@ -14,7 +14,7 @@ from generator.migrate.records import RawRec, Target
 from generator.paths import runtime_module
 
 
-def learn_session(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], n_files: int, exclude: set
+def learn_session(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], exclude: set
                   ) -> tuple[dict, tuple | None, list[str]]:
     """One session per raw file, or a grouping field when the old script split or merged files."""
     if _one_session_per_file(pairs):

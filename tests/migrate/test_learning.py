@@ -38,16 +38,15 @@ def _target(session: int) -> Target:
 
 def test_sessions_by_file_unless_the_old_script_regrouped_them():
     one_each = [_raw(0, {"conv": "a", "t": "x"}, 0), _raw(1, {"conv": "b", "t": "y"}, 1)]
-    session, path, questions = learn_session(one_each, [(one_each[0], _target(0)), (one_each[1], _target(1))], 2,
-                                             set())
+    session, path, questions = learn_session(one_each, [(one_each[0], _target(0)), (one_each[1], _target(1))], set())
     assert session == {"by": "file"} and path is None and not questions
     # one raw file, two old sessions told apart by "conv"; a header without it is skipped, not failed
     raws = [_raw(0, {"header": True}), _raw(1, {"conv": "a", "n": 1}), _raw(2, {"conv": "b", "n": 1}),
             _raw(3, {"conv": "a", "n": 2})]
     pairs = [(raws[1], _target(0)), (raws[2], _target(1)), (raws[3], _target(0))]
-    session, path, questions = learn_session(raws, pairs, 1, set())
+    session, path, questions = learn_session(raws, pairs, set())
     assert session == {"by": "field", "field": "conv", "missing": "skip"} and path == ("conv",)
     # no field separates them: say so, and fall back to one session per file
     raws = [_raw(0, {"n": 1}), _raw(1, {"n": 1})]
-    session, _, questions = learn_session(raws, [(raws[0], _target(0)), (raws[1], _target(1))], 1, set())
+    session, _, questions = learn_session(raws, [(raws[0], _target(0)), (raws[1], _target(1))], set())
     assert session == {"by": "file"} and "could not find" in questions[0]
