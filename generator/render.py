@@ -151,14 +151,17 @@ def import_copier():
     sys.meta_path.insert(0, finder)
     try:
         import copier
-    except ImportError:
+    except Exception:  # noqa: BLE001 - whatever went wrong, the ordinary import below decides
         for name in [n for n in sys.modules if n == "copier" or n.startswith("copier.")]:
             del sys.modules[name]
         copier = None
     finally:
         sys.meta_path.remove(finder)
         for name in finder.served:  # later imports (the survey's) get the real modules
-            sys.modules.pop(name, None)
+            placeholder = sys.modules.pop(name, None)
+            parent, _, attr = name.rpartition(".")
+            if parent in sys.modules and getattr(sys.modules[parent], attr, None) is placeholder:
+                delattr(sys.modules[parent], attr)
     if copier is None:
         import copier
     return copier

@@ -1,0 +1,117 @@
+"""The shortcuts that make `new` fast render exactly what the plain way renders.
+
+`new` copies the template's static files itself instead of through copier, runs the cleaner on
+the samples from the template's runtime while copier renders, and imports copier without the
+prompting libraries it never uses here. Each shortcut is checked against the plain way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from generator.answers import load_answers
+from generator.render import (
+    ANSWERS_FILE,
+    cleaner_mapping,
+    complete,
+    copier_data,
+    render_new,
+    render_template,
+    rendered_mapping,
+    run_cleaner,
+)
+
+from .conftest import ANSWERS, REPO
+
+EXAMPLES = sorted(ANSWERS.glob("*.yml"))
+
+
+def files(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.relative_to(root).as_posix(): (p.read_bytes(), stat.S_IMODE(p.stat().st_mode))
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("answers", EXAMPLES[:2], ids=lambda p: p.stem)
+def test_the_template_renders_as_copier_alone_renders_it(tmp_path: Path, answers: Path):
+    import copier
+
+    mapping = complete(load_answers(answers))
+    render_template(mapping, tmp_path / "fast")
+    copier.run_copy(str(REPO / "template"), str(tmp_path / "plain"), data=copier_data(mapping),
+                    answers_file=ANSWERS_FILE, defaults=True, overwrite=True, unsafe=True,
+                    settings=copier.Settings(), quiet=True)
+    fast, plain = files(tmp_path / "fast"), files(tmp_path / "plain")
+    assert set(fast) - set(plain) == {"AGENT_PROMPT.md"}  # written by render_template, not by copier
+    for rel, (data, mode) in plain.items():
+        assert fast[rel][0] == data, rel
+        if rel != "clean_to_trajectory_jsonl.py":  # made executable by render_template
+            assert fast[rel][1] == mode, rel
+
+
+@pytest.mark.parametrize("answers", EXAMPLES, ids=lambda p: p.stem)
+def test_the_cleaner_runs_with_the_tables_the_project_renders(tmp_path: Path, answers: Path):
+    """The samples' cleaner runs before the project exists; its mapping is the rendered one."""
+    mapping = complete(load_answers(answers))
+    render_template(mapping, tmp_path / "p")
+    rendered = rendered_mapping(tmp_path / "p")
+    assert rendered == mapping
+    assert repr(rendered) == repr(cleaner_mapping(mapping))  # same values, types and key order
+
+
+def test_expected_outputs_are_what_the_rendered_cleaner_writes(tmp_path: Path):
+    samples = REPO / "examples" / "support-desk" / "raw"
+    project = render_new(load_answers(ANSWERS / "support-desk.yml"), [samples], tmp_path / "p").path
+    copy = project / "tests" / "samples"
+    mtimes = json.loads((project / "tests" / "expected" / "_mtimes.json").read_text(encoding="utf-8"))
+    for rel, mtime in mtimes.items():
+        os.utime(copy / rel, (mtime, mtime))
+    result = run_cleaner(project, copy, tmp_path / "again")
+    assert result.returncode == 0, result.stderr
+    expected = {p.relative_to(project / "tests" / "expected"): p.read_bytes()
+                for p in (project / "tests" / "expected").rglob("*.jsonl")}
+    again = {p.relative_to(tmp_path / "again"): p.read_bytes() for p in (tmp_path / "again").rglob("*.jsonl")}
+    assert expected and again == expected
+
+
+IMPORTS = """
+import sys
+from generator.render import import_copier
+copier = import_copier()
+import copier._main
+print(sorted({m.split('.')[0] for m in sys.modules} & {'questionary', 'prompt_toolkit', 'pygments'}))
+import questionary
+from pygments.lexers import data
+print(copier._main.confirm._real() is questionary.confirm, data.YamlLexer.__name__)
+"""
+
+
+def test_copier_is_imported_without_its_prompting_libraries_which_still_load_when_used():
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[]", "True YamlLexer"]
+
+
+def test_a_command_imports_only_what_it_needs():
+    code = ("import sys\nfrom generator.cli import main\ntry:\n    main(['validate', '--help'])\n"
+            "except SystemExit:\n    pass\nprint('copier' in sys.modules, 'generator.new_cmd' in sys.modules)")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "False False"
+
+
+def test_the_answers_file_of_a_render_is_the_mapping(tmp_path: Path):
+    """The check above compares tables; this one the answers file the project keeps."""
+    mapping = complete(load_answers(ANSWERS / "pi.yml"))
+    render_template(mapping, tmp_path / "p")
+    stored = yaml.safe_load((tmp_path / "p" / ANSWERS_FILE).read_text(encoding="utf-8"))
+    assert {key: stored[key] for key in mapping} == mapping
