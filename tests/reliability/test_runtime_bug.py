@@ -51,7 +51,7 @@ def test_a_bug_fails_only_its_session(projects, tmp_path, jobs, debug):
     out = tmp_path / "out"
     flags = ["--debug"] if debug else []
     result = subprocess.run([sys.executable, "-c", PLANT, str(project), "--input", str(raw), "--output", str(out),
-                             "--jobs", jobs, *flags], capture_output=True, text=True, timeout=TIMEOUT)
+                             "--jobs", jobs, *flags], capture_output=True, text=True, timeout=TIMEOUT, check=False)
     assert result.returncode == 1, result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1, result.stderr
