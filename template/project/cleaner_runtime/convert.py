@@ -503,6 +503,7 @@ class SessionBuilder:
         self.records: list[dict] = []
         self.times: list[str | None] = []
         self.meta: dict[str, str] = {}
+        self.meta_wanted = [(key, paths) for key, paths in converter.meta_paths.items() if paths]  # not found yet
         self.stats = SessionStats()
         self.raw_records = 0
         self.unreadable_times = 0
@@ -533,11 +534,15 @@ class SessionBuilder:
         self.raw_records += 1
         for path in c.drop_fields:
             delete_path(record, path)
-        for key, paths in c.meta_paths.items():
-            if key not in self.meta and paths:
+        if self.meta_wanted:
+            found = False
+            for key, paths in self.meta_wanted:
                 value = first_present(record, paths)
                 if isinstance(value, str) and value.strip():
                     self.meta[key] = c.privacy.text(value)
+                    found = True
+            if found:
+                self.meta_wanted = [(key, paths) for key, paths in self.meta_wanted if key not in self.meta]
         if self.fallback_value is MISSING and c.ts_fallback_field:
             self.fallback_value = first_present(record, c.ts_fallback_field)
         kind = c.classify(record)
