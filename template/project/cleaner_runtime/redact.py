@@ -902,22 +902,19 @@ def _generic_wrap(ch: str) -> _Check:
     return check
 
 
-def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: str) -> str | None:
-    ks = m.start()
-    prefix = _key_name(text, ks)
+def _key_kind(prefix: str, kw: str, before: str) -> str | None:
+    """The class the key ``prefix + kw`` names, or None when it names no secret
+    (``before``: the character right before the keyword, "" at the start).
+
+    Shared by the assignment detectors and the markup ones (``<apiKey>``,
+    ``name="client_secret"``): the same keys count in every syntax.
+    """
     key = prefix + kw
     lkey = key.lower()
-    if lkey.endswith(_NOT_PASS) or (kw.lower() == "auth" and ks > 0 and text[ks - 1].isalpha()):
+    if lkey.endswith(_NOT_PASS) or (kw.lower() == "auth" and before.isalpha()):
         return None  # bypass=, compass=, oauth=
-    ki = ks - len(prefix)
-    if text.endswith(("//", "\\/"), 0, ki):
-        return None  # user name in scheme://user:pass@host (url-password handles it)
-    if ki > 1 and text[ki - 1] == ":" and (text[ki - 2] == ":" or text[ki - 2].isalnum()):
-        return None  # AWS::IAM::AccessKey, arn:aws:secretsmanager:...:secret:name
     if lkey.replace("_", "").replace("-", "").endswith(_NOT_CREDENTIAL_TOKENS):
         return None  # pagination cursors, idempotency tokens, .NET publicKeyToken
-    if m.group(p + "ws") is not None and not key.startswith("-"):
-        return None  # "password hunter2" in prose; only --password hunter2
     lkw = kw.lower()
     if lkw.startswith("key"):
         stem = prefix.lower().rstrip("_-.")
@@ -930,7 +927,23 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
             return None  # only cookie names like _app_session / laravel_session
         if not (kw.islower() or kw.isupper()):
             return None  # activeSessionId (API ids) vs sessionid / PHPSESSID cookies
-    kind = _kind_for_key(key)
+    return _kind_for_key(key)
+
+
+def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: str) -> str | None:
+    ks = m.start()
+    prefix = _key_name(text, ks)
+    key = prefix + kw
+    ki = ks - len(prefix)
+    if text.endswith(("//", "\\/"), 0, ki):
+        return None  # user name in scheme://user:pass@host (url-password handles it)
+    if ki > 1 and text[ki - 1] == ":" and (text[ki - 2] == ":" or text[ki - 2].isalnum()):
+        return None  # AWS::IAM::AccessKey, arn:aws:secretsmanager:...:secret:name
+    if m.group(p + "ws") is not None and not key.startswith("-"):
+        return None  # "password hunter2" in prose; only --password hunter2
+    kind = _key_kind(prefix, kw, text[ks - 1:ks])
+    if kind is None:
+        return None
     if kind == "session-id" and _UUID_RE.match(text, s, e):
         return None  # agent/session metadata ids, not web session cookies
     quoted = m.group(p + "vq") is not None
