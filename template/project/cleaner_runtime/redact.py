@@ -634,11 +634,14 @@ _TYPE_SUFFIX_RE = re.compile(r"(?i:str|string|bytes|int|bool|any|none|null)\??\Z
 
 
 def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend: int,
-              sep: str | None, partial: bool = False) -> bool:
+              sep: str | None, partial: bool = False, markup: bool = False) -> bool:
     """Whether ``value`` (assigned to ``key``) is a secret worth redacting.
 
     ``partial``: ``value`` is only the first part of a long unquoted value;
     the checks that need its end are skipped (the caller re-checks).
+    ``markup``: an element's text or a ``value`` attribute, never code, so an
+    identifier ending in a keyword is a name only without digits
+    (``<password>myPassword</password>`` vs ``<password>hunter2secret</password>``).
     """
     v = value
     if _is_placeholder(v) or _URL_VALUE_RE.match(v) or v.startswith("arn:"):
@@ -647,7 +650,8 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
     kw = key.lower()
     if lv == kw or lv.replace("-", "_") == kw.replace("-", "_"):
         return False
-    if _IDENT_CHAIN_RE.match(v) and lv.endswith(_KEYWORD_ENDS):
+    if _IDENT_CHAIN_RE.match(v) and lv.endswith(_KEYWORD_ENDS) and not (
+            markup and any(c.isdigit() for c in v)):
         return False  # nextToken, hashedPassword, rust_openssl.hpke.X25519PrivateKey
     if (not quoted and sep == ":" and _IDENT_CHAIN_RE.match(v) and v[0].isupper()
             and text[vend:vend + 1] in (",", ")", "=", "]")):
@@ -833,10 +837,17 @@ def _azure_cs_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str 
 
 
 def _keyword_tail() -> str:
-    """Tail after a secret-ish keyword: quote, separator, value."""
+    """Tail after a secret-ish keyword: quote, separator, value; or markup.
+
+    The markup branches come last, so they only add detections, and capture
+    nothing (every group in the combined regex costs each ``match`` call; the
+    check finds the value again).  Where the assignment branch reads markup as
+    ``key <blank> value`` (``name="password" value=``, ``<password a="b">``)
+    and is rejected, the check tries the markup forms.
+    """
     return (
         r"(?!\w)"  # keyword ends the key (max_tokens, token_count stay)
-        rf"(?P<@@kq>{_Q})?\]?[ \t]*"
+        rf"(?:(?P<@@kq>{_Q})?\]?[ \t]*"
         r"(?:(?P<@@sep>" + _SEP[3:-1] + r")"
         r"|(?P<@@ws>[ \t]+)"  # --flag value (only when the key starts with '-')
         r"|(?P<@@nl>(?:\r?\n|\\r?\\n)[ \t]*(?:-[ \t]*)?(?i:value)[ \t]*:))"
@@ -846,6 +857,7 @@ def _keyword_tail() -> str:
         rf"(?:(?P<@@vq>{_Q})(?P<@@qv>[^\r\n]{{0,4096}}?)(?P=@@vq)"
         # capped so a rejected candidate costs little; the check extends it
         rf"|(?P<@@uv>{_UV_CHAR}{{1,{_UV_CAP}}}+))"
+        "|" + _NOGROUP_RE.sub("(?:", _markup_tail()) + ")"
     )
 
 
@@ -880,7 +892,8 @@ def _keyword_dets() -> list[_Det]:
             "secret", first,
             # kw0 captures the keyword minus its first (dispatch) char
             r"(?P<@@kw0>(?i:" + fam + r"))" + tail,
-            anchors, secret=("qv", "uv"), check=_generic_wrap(ch), lb=None,
+            # "": the whole match (a markup branch, which captures nothing)
+            anchors, secret=("qv", "uv", ""), check=_generic_wrap(ch), lb=None,
             contextual=True,
         ))
     return dets
@@ -898,7 +911,26 @@ _NOT_PASS = ("bypass", "compass", "surpass", "overpass", "underpass", "trespass"
 def _generic_wrap(ch: str) -> _Check:
     def check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
         # rebuild the keyword (dispatch char + remainder) for the shared check
-        return _generic_check_kw(text, s, e, m, p, text[m.start()] + m.group(p + "kw0"))
+        kw = text[m.start()] + m.group(p + "kw0")
+        if m.start(p + "qv") < 0 and m.start(p + "uv") < 0:  # a markup branch
+            em = _ELEMENT_RE.match(text, m.end(p + "kw0"))
+            if em is not None:
+                return _element_check(text, em, m.start(), kw)
+            return _attribute_check(text, m.start(), kw, text[m.end(p + "kw0"):e], e)
+        r = _generic_check_kw(text, s, e, m, p, kw)
+        if r is None and m.group(p + "ws") is not None:
+            # the assignment branch took markup for `key <blank> value`; what
+            # stands before the key tells cheaply (prose: a blank)
+            ki = m.start() - len(_key_name(text, m.start()))
+            before = text[ki - 1:ki]
+            if m.group(p + "kq") is not None:  # name="password" value="..."
+                if before in _ATTR_OPEN:
+                    return _attribute_check(text, m.start(), kw, m.group(p + "kq"), m.end(p + "kq"))
+            elif before in _TAG_OPEN:  # <password encrypted="no">
+                em = _ELEMENT_RE.match(text, m.end(p + "kw0"))
+                if em is not None:
+                    return _element_check(text, em, m.start(), kw)
+        return r
     return check
 
 
@@ -965,6 +997,121 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
     if not _value_ok(kind, key, value, quoted=quoted, text=text, vend=e, sep=sep):
         return None
     return (kind, s, e)
+
+
+# --- markup: <password>value</password>, <add key="ApiKey" value="..."/> ---------
+
+# '<' and '>' raw, JSON-escaped the way Go and .NET write them (\u003c, any
+# depth) or HTML-escaped (&lt;); blanks and raw or escaped line breaks.
+_LT = r"(?:<|\\{1,15}u003[cC]|&lt;)"
+_GT = r"(?:>|\\{1,15}u003[eE]|&gt;)"
+_XWS = r"(?:[ \t\r\n]|\\{1,15}[nrt])*+"
+_AQ = r"(?:\\{0,15}[\"']|&quot;|&#39;)"  # an attribute's quote
+_NOGROUP_RE = re.compile(r"\(\?P<@@\w+>")
+
+
+def _element_tail() -> str:
+    """After a keyword naming an element: ``[attributes]>value</`` or
+    ``><![CDATA[value]]></`` (the check looks back for the ``<``)."""
+    return (
+        r"(?:[ \t]+(?:[^<>&\\\r\n]|\\{1,15}[\"']|&(?!gt;)){0,256}+(?<!/))?"
+        rf"{_GT}{_XWS}"
+        rf"(?:{_LT}!\[CDATA\[(?P<@@xc>[^\r\n]{{1,256}}?)\]\]{_GT}"
+        # (an escaped quote or slash may be part of it: \" \/)
+        r"|(?P<@@xv>(?:[^<&\s\\]|&(?!lt;)|\\{1,15}[\"'/])"
+        r"(?:[^<&\r\n\\]|&(?!lt;)|\\{1,15}[\"'/]){0,255}+))"
+        rf"{_XWS}(?={_LT}\\{{0,15}}/)"
+    )
+
+
+def _markup_tail() -> str:
+    """Branches of the keyword tail for a keyword that names an element or ends
+    an attribute's value.
+
+    Only what follows the keyword is matched here; the checks look back for
+    the ``<`` that makes the keyword a tag name, or for ``name=``/``key=``
+    and the tag's ``value=`` attribute (on either side).
+    """
+    return (
+        _element_tail()
+        # name="password" (the closing quote of an attribute value)
+        + rf"|{_AQ}(?=[ \t\r\n/]|{_GT}|\\{{1,15}}[nrt/])"
+    )
+
+
+# the keyword starts a tag name: <password, <db:password, <client_secret, \u003capiKey
+_TAG_OPEN_RE = re.compile(_LT + r"(?:[A-Za-z_][\w.-]{0,40}:)?(?P<pre>[A-Za-z0-9_.-]{0,80})\Z", _FLAGS)
+# the keyword ends a name/key attribute's value: name="spring.datasource.password
+_ATTR_KEY_RE = re.compile(
+    r"(?<![\w:.-])(?i:name|key)[ \t]*=[ \t]*(?P<q>" + _AQ + r")(?P<pre>[A-Za-z0-9_.:-]{0,80})\Z", _FLAGS)
+_VALUE_ATTR_RE = re.compile(
+    r"(?<![\w:.-])(?i:value)[ \t]*=[ \t]*(?P<q>" + _AQ + r")(?!(?P=q))(?P<v>[^\r\n]{1,1024}?)(?P=q)",
+    _FLAGS)
+_TAG_END_RE = re.compile(r">|u003[eE]|&gt;", _FLAGS)
+_TAG_NAME_RE = re.compile(r"(?:<|\\u003[cC]|&lt;)[A-Za-z_]", _FLAGS)
+_TAG_MAX = 600
+# the element branch on its own, for `<password encrypted="no">`, which the
+# assignment branch reads as `password <blank> encrypted=` (and rejects)
+_ELEMENT_RE = re.compile(_element_tail().replace("@@", ""), _FLAGS)
+# the character before a key (as _key_name reads it) that opens a tag
+# (<, the \ of \u003c, the ; of &lt;, a namespace's :) or an attribute value
+_TAG_OPEN = frozenset(("<", "\\", ";", ":"))
+_ATTR_OPEN = frozenset(("\"", "'", ";", ":"))
+
+
+def _element_check(text: str, em: re.Match[str], ks: int, kw: str
+                   ) -> tuple[str, int, int] | None:
+    """<password>value</password> (``em``: _ELEMENT_RE after the keyword at
+    ``ks``): the keyword must end the tag's name."""
+    tm = _TAG_OPEN_RE.search(text, max(0, ks - 140), ks)
+    if tm is None:
+        return None  # not a tag name: "echo pass>f", </password>
+    s, e = em.span("xv") if em.start("xv") >= 0 else em.span("xc")
+    while text[e - 1] in " \t":
+        e -= 1
+    return _markup_value(text, tm.group("pre"), kw, s, e)
+
+
+def _attribute_check(text: str, ks: int, kw: str, quote: str, qend: int
+                     ) -> tuple[str, int, int] | None:
+    """name="password" value="...": the keyword ends a name/key attribute
+    (closed by ``quote`` ending at ``qend``) and the tag has a value attribute."""
+    am = _ATTR_KEY_RE.search(text, max(0, ks - 140), ks)
+    if am is None or am.group("q") != quote:
+        return None  # type="password", get("token") ...
+    found = _value_attr(text, am.start(), qend)
+    if found is None:
+        return None
+    return _markup_value(text, am.group("pre"), kw, *found)
+
+
+def _markup_value(text: str, prefix: str, kw: str, s: int, e: int) -> tuple[str, int, int] | None:
+    kind = _key_kind(prefix, kw, prefix[-1:])
+    if kind is None:
+        return None
+    if kind == "session-id" and _UUID_RE.match(text, s, e):
+        return None
+    if not _value_ok(kind, prefix + kw, text[s:e], quoted=True, text=text, vend=e, sep="=",
+                     markup=True):
+        return None
+    return (kind, s, e)
+
+
+def _value_attr(text: str, name_start: int, name_end: int) -> tuple[int, int] | None:
+    """Span of the ``value`` attribute's text on the tag holding the name
+    attribute ``text[name_start:name_end]``, after it or before it."""
+    lo = max(0, name_start - _TAG_MAX)
+    ts = max(text.rfind("<", lo, name_start), text.rfind("\\u003", lo, name_start),
+             text.rfind("&lt;", lo, name_start))
+    if ts < 0 or _TAG_NAME_RE.match(text, ts) is None or _TAG_END_RE.search(text, ts, name_start):
+        return None  # not inside a tag
+    te = _TAG_END_RE.search(text, name_end, min(len(text), name_end + _TAG_MAX))
+    hi = te.start() if te is not None else min(len(text), name_end + _TAG_MAX)
+    vm = _VALUE_ATTR_RE.search(text, name_end, min(len(text), hi + 1024))
+    if vm is not None and vm.start() < hi:
+        return vm.span("v")
+    before = [vm.span("v") for vm in _VALUE_ATTR_RE.finditer(text, ts, name_start)]
+    return before[-1] if before else None
 
 
 def _build_detectors() -> list[_Det]:
