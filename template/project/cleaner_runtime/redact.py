@@ -39,6 +39,19 @@ Design
   split an escape sequence, and the placeholder contains no quote or
   backslash, so escaped JSON stays valid.
 * Redaction is idempotent: ``redact(redact(x)) == redact(x)``.
+* Keys that name a secret are found in assignments (``DB_PASSWORD=``,
+  ``"token": ``, ``--api-key x``, ``secret_key: x``) and in markup, with the
+  same key rules: an element named by the key (``<password>x</password>``,
+  ``<db:password>``, ``<apiKey type="t">``, text wrapped in
+  ``<![CDATA[...]]>``) and a ``name``/``key`` attribute naming it with a
+  ``value`` attribute on the same tag, in either order
+  (``<add key="ApiKey" value="x"/>``, ``<property value="x" name="password"/>``).
+  ``<`` and ``>`` may be JSON-escaped the way Go writes them (``\\u003c``),
+  ``</`` as PHP writes it (``<\\/``), or HTML-escaped (``&lt;``).  The key
+  must end the tag name (``<passwordPolicy>``, ``<tokenCount>`` stay);
+  element text and attribute values are judged as quoted values.  The
+  markup forms are branches of the keyword detectors (same anchors), tried
+  only where an assignment is not found.
 * Contextual detections (``password=...``, ``Authorization: Bearer ...``,
   ``--token ...``, URL passwords) are refined to the vendor class when the
   value is a recognisable vendor token (``GITHUB_TOKEN=ghp_...`` is counted as
@@ -80,6 +93,13 @@ Generic: ``jwt``, ``url-password``, ``bearer-token``, ``basic-auth``,
 ``api-key``, ``client-secret``.  Opt-in: ``email``, ``phone-number``,
 ``card-number`` (Luhn), ``iban`` (mod 97).
 
+A keyed value's class follows the key, whatever the syntax: ``DB_PASSWORD=``,
+``<Password>`` and ``name="password"`` give ``password``; ``<apiKey>`` and
+``key="ApiKey"`` ``api-key``; ``<client_secret>`` ``client-secret``;
+``<token>`` ``token``; ``<secret>`` ``secret``; ``<SecretAccessKey>``
+``aws-secret-access-key`` -- or the vendor class when the value is a
+recognisable token (``<token>ghp_...</token>`` is ``github-token``).
+
 Placeholder policy (left alone, by design)
 -------------------------------------------
 
@@ -91,7 +111,10 @@ well-known defaults with no private information (``changeme``,
 ``change_me``, ``changeit``, ``password``, ``secret``, ``pass``), type names
 (``str``, ``string``, ``Optional[str]``), code references
 (``password=args.password``, ``token=os.getenv(...)``,
-``api_key=api_key``), documented example keys (AWS ``...EXAMPLE...``, the
+``api_key=api_key``; in markup, where values are never code, only such names
+without digits: ``<password>myPassword</password>``), empty elements
+(``<password></password>``, ``<password/>``), placeholders wrapped in CDATA
+(``<![CDATA[${DB_PASS}]]>``), documented example keys (AWS ``...EXAMPLE...``, the
 jwt.io sample token, Stripe's documentation test keys), public keys and
 certificates, git SHAs, UUIDs and content hashes.  ``session_id`` keys are not
 treated as secrets (agent traces use them as metadata); cookie-style session
