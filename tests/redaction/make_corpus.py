@@ -67,8 +67,14 @@ def enc_result(text: str) -> str:
     return json.dumps({"stdout": text, "stderr": "", "exit_code": 0})
 
 
+def enc_go(text: str) -> str:
+    """A tool result serialised by Go's encoding/json: <, > and & as \\u003c..."""
+    out = json.dumps({"output": text})
+    return out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 ENCODINGS: dict[str, Callable[[str], str]] = {
-    "raw": enc_raw, "json": enc_json, "json2": enc_json2, "result": enc_result,
+    "raw": enc_raw, "json": enc_json, "json2": enc_json2, "result": enc_result, "go": enc_go,
 }
 
 
@@ -477,6 +483,119 @@ def vendor_cases(rng: random.Random) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------
+# Markup: config files an agent `cat`s (XML elements and name/value attributes)
+# ---------------------------------------------------------------------------
+
+MARKUP_SEED = SEED + 1  # own RNG: the cases above keep their bytes
+
+
+def markup_cases(rng: random.Random) -> list[dict]:
+    cases: list[dict] = []
+
+    def add(ctx: str, enc: str, raw: str, labels: list[tuple[str, str]]) -> None:
+        text = ENCODINGS[enc](raw)
+        cases.append({
+            "context": ctx, "encoding": enc, "text": text,
+            "labels": [{"class": c, "secret": appearing(s, text)} for c, s in labels],
+        })
+
+    M = MAKERS
+    # --- elements named by the key ---
+    p = password(rng)
+    add("maven", "raw", ("$ cat ~/.m2/settings.xml\n<settings>\n  <servers>\n    <server>\n"
+                         "      <id>acme-releases</id>\n      <username>deploy</username>\n"
+                         f"      <password>{p}</password>\n    </server>\n  </servers>\n</settings>"),
+        [("password", p)])
+    p = password(rng)
+    add("xml", "result", f"<connection>\n  <Server>db01</Server>\n  <Password>{p}</Password>\n</connection>",
+        [("password", p)])
+    p = password(rng)
+    add("xml", "json", f'<db:config xmlns:db="urn:acme:db">\n  <db:password>{p}</db:password>\n</db:config>',
+        [("password", p)])
+    s = M["token"](rng)
+    add("xml", "go", f"<auth>\n  <user>ci</user>\n  <token>{s}</token>\n</auth>", [("token", s)])
+    s = M["api-key"](rng)
+    add("xml", "json2", f"<provider name=\"maps\">\n  <apiKey>{s}</apiKey>\n</provider>", [("api-key", s)])
+    s = M["client-secret"](rng)
+    add("xml", "raw", f"<oauth>\n  <client_id>web</client_id>\n  <client_secret>{s}</client_secret>\n</oauth>",
+        [("client-secret", s)])
+    s = M["secret"](rng)
+    add("xml", "result", f"<webhook><url>https://hooks.acme.dev/in</url><secret>{s}</secret></webhook>",
+        [("secret", s)])
+    p = password(rng)
+    add("xml", "raw", f"<datasource>\n  <password><![CDATA[{p}]]></password>\n</datasource>",
+        [("password", p)])
+    p = password(rng)
+    add("xml", "go", f'<jdbc>\n  <password encrypted="false">{p}</password>\n</jdbc>', [("password", p)])
+    p = password(rng)
+    add("html", "raw", ("<pre><code>&lt;server&gt;\n  &lt;username&gt;ci&lt;/username&gt;\n"
+                        f"  &lt;password&gt;{p}&lt;/password&gt;\n&lt;/server&gt;</code></pre>"),
+        [("password", p)])
+    kid, sec, tok = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng), M["aws-session-token"](rng)
+    add("aws-xml", "result", ("<AssumeRoleResponse xmlns=\"https://sts.amazonaws.com/doc/2011-06-15/\">\n"
+                              "  <AssumeRoleResult>\n    <Credentials>\n"
+                              f"      <AccessKeyId>{kid}</AccessKeyId>\n"
+                              f"      <SecretAccessKey>{sec}</SecretAccessKey>\n"
+                              f"      <SessionToken>{tok}</SessionToken>\n"
+                              "      <Expiration>2025-03-14T22:10:00Z</Expiration>\n"
+                              "    </Credentials>\n  </AssumeRoleResult>\n</AssumeRoleResponse>"),
+        [("aws-access-key-id", kid), ("aws-secret-access-key", sec), ("aws-session-token", tok)])
+    s = M["github-token"](rng)
+    add("xml", "raw", f"<github>\n  <token>{s}</token>\n</github>", [("github-token", s)])
+    # --- a name/key attribute and a value attribute on one tag ---
+    s = M["api-key"](rng)
+    add("dotnet", "raw", ("$ cat App.config\n<appSettings>\n  <add key=\"Region\" value=\"eu-west-1\" />\n"
+                          f"  <add key=\"ApiKey\" value=\"{s}\" />\n</appSettings>"), [("api-key", s)])
+    p = password(rng)
+    add("spring", "json", ('<bean id="ds" class="org.acme.DataSource">\n'
+                           '  <property name="username" value="app"/>\n'
+                           f'  <property name="password" value="{p}"/>\n</bean>'), [("password", p)])
+    s = M["client-secret"](rng)
+    add("xml", "go", f"<params><param name='client_id' value='web'/><param name='client_secret' value='{s}'/></params>",
+        [("client-secret", s)])
+    p = password(rng)
+    add("hibernate", "raw", f'<property value="{p}" name="hibernate.connection.password"/>', [("password", p)])
+    p = password(rng)
+    add("spring", "result", ('<property name="spring.datasource.password"\n'
+                             f'          value="{p}"/>'), [("password", p)])
+    k = "base64:" + base64.b64encode(bytes(rng.randrange(256) for _ in range(32))).decode()
+    add("phpunit", "json2", f'<php>\n  <env name="APP_ENV" value="testing"/>\n  <env name="APP_KEY" value="{k}"/>\n</php>',
+        [("api-key", k)])
+    p = password(rng)
+    add("dotnet", "raw", f"<add key='Smtp:Password' value='{p}' />", [("password", p)])
+    p = password(rng)
+    add("html", "result", ('<form method="post">\n  <input type="text" name="user" value="ada">\n'
+                           f'  <input type="password" name="password" value="{p}">\n</form>'), [("password", p)])
+    return cases
+
+
+MARKUP_NEGATIVES: list[tuple[str, str]] = [
+    ("xml", "<server>\n  <id>acme</id>\n  <username>deploy</username>\n  <password></password>\n</server>"),
+    ("xml", "<server>\n  <password/>\n  <token />\n</server>"),
+    ("xml", "<password>${DB_PASS}</password>"),
+    ("xml", "<password>changeme</password>"),
+    ("xml", "<password>{{ .Values.pw }}</password>"),
+    ("xml", "<password>***</password>\n<token>xxxxxxxxxxxxxxxx</token>"),
+    ("xml", "<password><![CDATA[${DB_PASS}]]></password>"),
+    ("xml", "<passwordPolicy>strict</passwordPolicy>\n<tokenCount>12</tokenCount>"),
+    ("xml", "<apiKeyHeader>X-Api-Key</apiKeyHeader>\n<secretName>prod-db</secretName>"),
+    ("html", "<p>the password is required</p>"),
+    ("html", "<label for=\"password\">Password</label>\n<input type=\"password\" name=\"password\" value=\"\">"),
+    ("android", "<string name=\"password\">Password</string>\n<string name=\"prompt_password\">Enter your password</string>"),
+    ("xsd", "<xs:element name=\"password\" type=\"xs:string\" minOccurs=\"0\"/>"),
+    ("xml", "<add key=\"TokenExpiry\" value=\"3600\"/>\n<option name=\"passwordPolicy\" value=\"Strict12\"/>"),
+    ("xml", "<add key=\"ApiKey\"/>\n<add key=\"Region\" value=\"9f8e7d6c5b4a3f2e1d0c\"/>"),
+    ("aws-xml", "<ListObjectsV2Result><NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=</NextContinuationToken></ListObjectsV2Result>"),
+    ("plist", "<key>AccessToken</key>\n<string>$(ACCESS_TOKEN)</string>"),
+    ("prompt", "<secret>This is the secret message</secret>"),
+    ("xml", "<password>myPassword</password>"),
+    ("xml", "</password>Tr0ub4dor3x</server>"),
+    ("shell", "$ echo pass>hunter2x.txt </dev/null"),
+    ("go", "\"\\u003cpassword\\u003e${DB_PASS}\\u003c/password\\u003e\""),
+]
+
+
+# ---------------------------------------------------------------------------
 # Negatives: must come back byte-for-byte unchanged
 # ---------------------------------------------------------------------------
 
@@ -697,10 +816,10 @@ def personal_cases(rng: random.Random) -> list[dict]:
 
 def main() -> None:
     rng = random.Random(SEED)
-    positives = specific_cases(rng) + vendor_cases(rng)
+    positives = specific_cases(rng) + vendor_cases(rng) + markup_cases(random.Random(MARKUP_SEED))
     for i, case in enumerate(positives):
         case["id"] = f"pos-{i:03d}"
-    negatives = negative_cases(rng)
+    negatives = negative_cases(rng) + [{"context": c, "text": t} for c, t in MARKUP_NEGATIVES]
     for i, case in enumerate(negatives):
         case["id"] = f"neg-{i:03d}"
     personal = personal_cases(rng)
