@@ -181,8 +181,8 @@ def _static_parts(dest: Path) -> tuple[list[Path], list[str]]:
 
     Copier would copy these files verbatim, spawning `git config` for each (to keep executable
     bits in a git index); we copy them ourselves, the same bytes and mode, and copier renders the
-    rest. Anything unusual (an existing destination, a symlink, a pattern that is a template or
-    a path) leaves all of it to copier: ([], []).
+    rest. An entry holding a link or a templated name is left to copier, and so is everything
+    when the destination exists or an exclusion pattern is not a plain name pattern.
     """
     import yaml
 
@@ -194,18 +194,17 @@ def _static_parts(dest: Path) -> tuple[list[Path], list[str]]:
     excluded = config.get("_exclude") or []
     suffix = config.get("_templates_suffix", ".jinja")
     source = root / str(config.get("_subdirectory", ""))
-    if (dest.exists() or not suffix or not all(isinstance(p, str) and p and not set(p) & set("/{%!\\") for p in excluded)):
+    # Names matched the same by copier's gitignore rules and by fnmatch: no paths, negations,
+    # escapes or templates.
+    simple = all(isinstance(p, str) and p and not set(p) & set("/{%!\\") for p in excluded)
+    if dest.exists() or not suffix or not simple:
         return [], []
     static = []
     for entry in sorted(source.iterdir()):
         if _is_excluded(entry.name, excluded):
             continue
-        if entry.is_symlink():
-            return [], []
-        inside = [p for p in entry.rglob("*")] if entry.is_dir() else [entry]
-        if any(p.is_symlink() for p in inside):
-            return [], []
-        if not any(p.name.endswith(suffix) for p in inside):
+        inside = [entry, *entry.rglob("*")] if entry.is_dir() and not entry.is_symlink() else [entry]
+        if not any(p.is_symlink() or "{" in p.name or p.name.endswith(suffix) for p in inside):
             static.append(entry)
     return static, excluded
 

@@ -20,6 +20,7 @@ import yaml
 from generator.answers import load_answers
 from generator.render import (
     ANSWERS_FILE,
+    _static_parts,
     cleaner_mapping,
     complete,
     copier_data,
@@ -44,6 +45,8 @@ def test_the_template_renders_as_copier_alone_renders_it(tmp_path: Path, answers
     import copier
 
     mapping = complete(load_answers(answers))
+    # The shortcut is taken: the runtime and the tests are copied without copier.
+    assert {p.name for p in _static_parts(tmp_path / "fast")[0]} >= {"cleaner_runtime", "tests", "cleaner_hooks.py"}
     render_template(mapping, tmp_path / "fast")
     copier.run_copy(str(REPO / "template"), str(tmp_path / "plain"), data=copier_data(mapping),
                     answers_file=ANSWERS_FILE, defaults=True, overwrite=True, unsafe=True,
