@@ -1029,7 +1029,7 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
 _LT = r"(?:<|\\{1,15}u003[cC]|&lt;)"
 _GT = r"(?:>|\\{1,15}u003[eE]|&gt;)"
 _XWS = r"(?:[ \t\r\n]|\\{1,15}[nrt])*+"
-_AQ = r"(?:\\{0,15}[\"']|&quot;|&#39;)"  # an attribute's quote
+_AQ = r"(?:\\{0,15}[\"']|&quot;|&#(?:0?39|x27);)"  # an attribute's quote
 _NOGROUP_RE = re.compile(r"\(\?P<@@\w+>")
 
 
