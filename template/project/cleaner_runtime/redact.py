@@ -1064,13 +1064,9 @@ def _markup_tail() -> str:
 
 # the keyword starts a tag name: <password, <db:password, <client_secret, \u003capiKey
 _TAG_OPEN_RE = re.compile(_LT + r"(?:[A-Za-z_][\w.-]{0,40}:)?(?P<pre>[A-Za-z0-9_.-]{0,80})\Z", _FLAGS)
-# the keyword ends a name/key attribute's value: name="spring.datasource.password
-_ATTR_KEY_RE = re.compile(
-    r"(?<![\w:.-])(?i:name|key)[ \t]*=[ \t]*(?P<q>" + _AQ + r")(?P<pre>[A-Za-z0-9_.:-]{0,80})\Z", _FLAGS)
+# after "value": the rest of a value attribute (its text non-empty)
 _VALUE_ATTR_RE = re.compile(
-    r"(?<![\w:.-])(?i:value)[ \t]*=[ \t]*(?P<q>" + _AQ + r")(?!(?P=q))(?P<v>[^\r\n]{1,1024}?)(?P=q)",
-    _FLAGS)
-_TAG_END_RE = re.compile(r">|u003[eE]|&gt;", _FLAGS)
+    r"[ \t]*=[ \t]*(?P<q>" + _AQ + r")(?!(?P=q))(?P<v>[^\r\n]{1,1024}?)(?P=q)", _FLAGS)
 _TAG_NAME_RE = re.compile(r"(?:<|\\u003[cC]|&lt;)[A-Za-z_]", _FLAGS)
 _TAG_MAX = 600
 # the element branch on its own, for `<password encrypted="no">`, which the
@@ -1080,15 +1076,21 @@ _ELEMENT_RE = re.compile(_element_tail().replace("@@", ""), _FLAGS)
 # (<, the \ of \u003c, the ; of &lt;, a namespace's :) or an attribute value
 _TAG_OPEN = frozenset(("<", "\\", ";", ":"))
 _ATTR_OPEN = frozenset(("\"", "'", ";", ":"))
+_ATTR_KEY_CHARS = _KEY_CHARS | {":"}  # name="Smtp:Password"
+
+# (markup scans use str.find / rfind: a flood of tags costs C-speed scans, not regex searches)
 
 
 def _element_check(text: str, em: re.Match[str], ks: int, kw: str
                    ) -> tuple[str, int, int] | None:
     """<password>value</password> (``em``: _ELEMENT_RE after the keyword at
     ``ks``): the keyword must end the tag's name."""
+    ki = ks - len(_key_name(text, ks))
+    if text[ki - 1:ki] not in _TAG_OPEN:
+        return None  # not a tag name: "echo pass>f"
     tm = _TAG_OPEN_RE.search(text, max(0, ks - 140), ks)
     if tm is None:
-        return None  # not a tag name: "echo pass>f", </password>
+        return None  # </password>, "a:password>"
     s, e = em.span("xv") if em.start("xv") >= 0 else em.span("xc")
     while text[e - 1] in " \t":
         e -= 1
@@ -1099,13 +1101,31 @@ def _attribute_check(text: str, ks: int, kw: str, quote: str, qend: int
                      ) -> tuple[str, int, int] | None:
     """name="password" value="...": the keyword ends a name/key attribute
     (closed by ``quote`` ending at ``qend``) and the tag has a value attribute."""
-    am = _ATTR_KEY_RE.search(text, max(0, ks - 140), ks)
-    if am is None or am.group("q") != quote:
-        return None  # type="password", get("token") ...
-    found = _value_attr(text, am.start(), qend)
+    ki = ks  # the attribute's value: the key
+    while ki > 0 and text[ki - 1] in _ATTR_KEY_CHARS and ks - ki < 80:
+        ki -= 1
+    i = ki - len(quote)
+    if i < 0 or not text.startswith(quote, i) or (quote[0] != "&" and text[i - 1:i] == "\\"):
+        return None  # get("token") + other quotes, \"token"
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    if text[i - 1:i] != "=":
+        return None  # type="password" is checked below; ("token", ...) here
+    i -= 1
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    if text[i - 4:i].lower() == "name":
+        i -= 4
+    elif text[i - 3:i].lower() == "key":
+        i -= 3
+    else:
+        return None  # type="password", for="password", id="token"
+    if text[i - 1:i] in _ATTR_KEY_CHARS:
+        return None  # username="password", data-key="token"
+    found = _value_attr(text, i, qend, quote)
     if found is None:
         return None
-    return _markup_value(text, am.group("pre"), kw, *found)
+    return _markup_value(text, text[ki:ks], kw, *found)
 
 
 def _markup_value(text: str, prefix: str, kw: str, s: int, e: int) -> tuple[str, int, int] | None:
@@ -1120,21 +1140,55 @@ def _markup_value(text: str, prefix: str, kw: str, s: int, e: int) -> tuple[str,
     return (kind, s, e)
 
 
-def _value_attr(text: str, name_start: int, name_end: int) -> tuple[int, int] | None:
+# a tag's delimiters by how the text is escaped, told by the attribute's quote:
+# raw (a bare " cannot be inside a JSON string; a bare ' can); JSON, where Go
+# also escapes < and >; HTML
+_TAG_DELIMS = {
+    "raw": (("<",), (">",)),
+    "json": (("<", "\\u003"), (">", "u003e", "u003E")),
+    "html": (("&lt;",), ("&gt;",)),
+}
+
+
+def _first(text: str, needles: tuple[str, ...], i: int, j: int) -> int:
+    """The first of ``needles`` in ``text[i:j]``, or -1."""
+    if len(needles) == 1:
+        return text.find(needles[0], i, j)
+    found = [k for k in (text.find(x, i, j) for x in needles) if k >= 0]
+    return min(found) if found else -1
+
+
+def _value_attr(text: str, name_start: int, name_end: int, quote: str) -> tuple[int, int] | None:
     """Span of the ``value`` attribute's text on the tag holding the name
-    attribute ``text[name_start:name_end]``, after it or before it."""
+    attribute ``text[name_start:name_end]`` (quoted with ``quote``), after it or before it."""
+    n = len(text)
     lo = max(0, name_start - _TAG_MAX)
-    ts = max(text.rfind("<", lo, name_start), text.rfind("\\u003", lo, name_start),
-             text.rfind("&lt;", lo, name_start))
-    if ts < 0 or _TAG_NAME_RE.match(text, ts) is None or _TAG_END_RE.search(text, ts, name_start):
+    if text.find("alue", name_end + 1, min(n, name_end + _TAG_MAX)) < 0 and \
+            text.rfind("alue", lo, name_start) < 0:
+        return None  # no value attribute within reach (the common case: cheapest first)
+    opens, closes = _TAG_DELIMS["raw" if quote == '"' else "html" if quote[0] == "&" else "json"]
+    ts = max(text.rfind(x, lo, name_start) for x in opens)
+    if ts < 0 or _TAG_NAME_RE.match(text, ts) is None or _first(text, closes, ts, name_start) >= 0:
         return None  # not inside a tag
-    te = _TAG_END_RE.search(text, name_end, min(len(text), name_end + _TAG_MAX))
-    hi = te.start() if te is not None else min(len(text), name_end + _TAG_MAX)
-    vm = _VALUE_ATTR_RE.search(text, name_end, min(len(text), hi + 1024))
-    if vm is not None and vm.start() < hi:
-        return vm.span("v")
-    before = [vm.span("v") for vm in _VALUE_ATTR_RE.finditer(text, ts, name_start)]
-    return before[-1] if before else None
+    hi = _first(text, closes, name_end, min(n, name_end + _TAG_MAX))
+    if hi < 0:
+        hi = min(n, name_end + _TAG_MAX)
+    # value= / Value= after the name (its text may hold a '>'), else before it
+    i = text.find("alue", name_end + 1, hi)
+    while i >= 0:
+        if text[i - 1] in "vV" and text[i - 2] not in _ATTR_KEY_CHARS:
+            vm = _VALUE_ATTR_RE.match(text, i + 4, min(n, hi + 1024))
+            if vm is not None:
+                return vm.span("v")
+        i = text.find("alue", i + 4, hi)
+    i = text.rfind("alue", ts + 2, name_start)
+    while i >= 0:
+        if text[i - 1] in "vV" and text[i - 2] not in _ATTR_KEY_CHARS:
+            vm = _VALUE_ATTR_RE.match(text, i + 4, name_start)
+            if vm is not None:
+                return vm.span("v")
+        i = text.rfind("alue", ts + 2, i)
+    return None
 
 
 def _build_detectors() -> list[_Det]:
