@@ -181,7 +181,18 @@ def load_schema(path: "str | os.PathLike[str]") -> dict:
     return schema
 
 
+_CHECKED: set[str] = set()  # schemas (as canonical JSON) already found valid in this process
+
+
 def _check_schema(schema: Any, name: str) -> None:
+    """Raise SchemaError unless ``schema`` is a valid JSON Schema. A run loads its schema and then
+    compiles it, and each step checks it; the meta-schema check (~20 ms) runs once per schema."""
+    try:
+        key = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        key = None
+    if key is not None and key in _CHECKED:
+        return
     try:
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
@@ -192,6 +203,8 @@ def _check_schema(schema: Any, name: str) -> None:
         ) from None
     except RecursionError:
         raise SchemaError(f"{name}: the schema is nested too deeply") from None
+    if key is not None:
+        _CHECKED.add(key)
 
 
 # --------------------------------------------------------------------------
