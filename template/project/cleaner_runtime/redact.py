@@ -1078,8 +1078,6 @@ _TAG_OPEN = frozenset(("<", "\\", ";", ":"))
 _ATTR_OPEN = frozenset(("\"", "'", ";", ":"))
 _ATTR_KEY_CHARS = _KEY_CHARS | {":"}  # name="Smtp:Password"
 
-# (markup scans use str.find / rfind: a flood of tags costs C-speed scans, not regex searches)
-
 
 def _element_check(text: str, em: re.Match[str], ks: int, kw: str
                    ) -> tuple[str, int, int] | None:
@@ -1110,7 +1108,7 @@ def _attribute_check(text: str, ks: int, kw: str, quote: str, qend: int
     while i > 0 and text[i - 1] in " \t":
         i -= 1
     if text[i - 1:i] != "=":
-        return None  # type="password" is checked below; ("token", ...) here
+        return None  # get("token", x), "password" in d
     i -= 1
     while i > 0 and text[i - 1] in " \t":
         i -= 1
@@ -1160,7 +1158,11 @@ def _first(text: str, needles: tuple[str, ...], i: int, j: int) -> int:
 
 def _value_attr(text: str, name_start: int, name_end: int, quote: str) -> tuple[int, int] | None:
     """Span of the ``value`` attribute's text on the tag holding the name
-    attribute ``text[name_start:name_end]`` (quoted with ``quote``), after it or before it."""
+    attribute ``text[name_start:name_end]`` (quoted with ``quote``), after it or before it.
+
+    Scans with ``str.find``/``rfind`` within ``_TAG_MAX`` characters, not
+    regex searches: text flooded with such attributes stays cheap.
+    """
     n = len(text)
     lo = max(0, name_start - _TAG_MAX)
     if text.find("alue", name_end + 1, min(n, name_end + _TAG_MAX)) < 0 and \
