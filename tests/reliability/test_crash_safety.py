@@ -130,8 +130,10 @@ def test_sigkill_at_random_moments_never_leaves_a_partial_file(crash_setup, tmp_
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_ctrl_c_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs):
-    """Ctrl-C (SIGINT to the whole foreground process group, workers included)."""
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_an_interrupt_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs, how):
+    """Ctrl-C sends SIGINT to the whole foreground process group, workers included; SIGTERM (kill,
+    a service manager) reaches only the main process, which stops its workers too."""
     project, raw, _, ref_files, _, _ = crash_setup
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
@@ -139,32 +141,10 @@ def test_ctrl_c_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs):
                             text=True, start_new_session=True)
     first_output_appears(out, proc, 0)
     with contextlib.suppress(ProcessLookupError):  # it may have finished just now
-        os.killpg(proc.pid, signal.SIGINT)
-    _, stderr = proc.communicate(timeout=TIMEOUT)
-    at_exit = visible_files(out)
-    time.sleep(0.3)
-    assert visible_files(out) == at_exit, "no worker goes on writing after the cleaner has exited"
-    if proc.returncode == 0:
-        pytest.skip("the run finished before the interrupt arrived")
-    assert proc.returncode == 130, stderr
-    assert "Traceback" not in stderr and "interrupted: files already written are complete; rerun to finish" in stderr
-    seen = visible_files(out)
-    assert 0 < len(seen) < SESSIONS
-    assert all(data == ref_files[rel] for rel, data in seen.items())
-    assert hidden_files(out) == [], "Ctrl-C removes the temporary file it was writing"
-
-
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_sigterm_to_the_main_process_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs):
-    """SIGTERM (kill, a service manager) reaches only the main process: it stops its workers too."""
-    project, raw, _, ref_files, _, _ = crash_setup
-    out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
-                             "--output", str(out), "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    first_output_appears(out, proc, 0)
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(proc.pid, signal.SIGTERM)
+        if how == "ctrl-c":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            os.kill(proc.pid, signal.SIGTERM)
     _, stderr = proc.communicate(timeout=TIMEOUT)
     at_exit = visible_files(out)
     time.sleep(0.5)
@@ -172,13 +152,13 @@ def test_sigterm_to_the_main_process_stops_cleanly_with_exit_130(crash_setup, tm
     with contextlib.suppress(ProcessLookupError):  # whatever is left of the group, for the next test
         os.killpg(proc.pid, signal.SIGKILL)
     if proc.returncode == 0:
-        pytest.skip("the run finished before the signal arrived")
+        pytest.skip("the run finished before the interrupt arrived")
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr and "interrupted: files already written are complete; rerun to finish" in stderr
     seen = visible_files(out)
     assert 0 < len(seen) < SESSIONS
     assert all(data == ref_files[rel] for rel, data in seen.items())
-    assert hidden_files(out) == [], "SIGTERM leaves no temporary file behind"
+    assert hidden_files(out) == [], "an interrupt removes the temporary file being written"
 
 
 def test_stale_temp_files_of_live_processes_and_foreign_files_are_kept(crash_setup, tmp_path):
