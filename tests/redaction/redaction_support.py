@@ -309,3 +309,17 @@ def make_form(cls: str, rng: random.Random) -> tuple[str, str]:
         # the whole URL goes; check the part no other snippet shares
         secret = secret.split("://", 1)[1]
     return snippet, secret
+
+
+class EveryPosition:
+    """Stands in for a Redactor's compiled detector set with no prefilter at all (every position
+    is a candidate), so that tests can prove the prefilter drops no match."""
+
+    def __init__(self, compiled):
+        self._compiled = compiled
+
+    def __getattr__(self, name):
+        return getattr(self._compiled, name)
+
+    def candidates(self, text):
+        return list(range(len(text)))

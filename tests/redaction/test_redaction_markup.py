@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from redaction_support import MAKERS, leaks, load_redact, password
+from redaction_support import MAKERS, EveryPosition, leaks, load_redact, password
 
 redact_mod = load_redact()
 Redactor = redact_mod.Redactor
@@ -221,19 +221,6 @@ def test_markup_secret_never_survives(form, seed, prefix, suffix, left, right):
             json.loads(out)  # escaped JSON stays valid
 
 
-class _EveryPosition:
-    """The compiled detector set with the prefilter replaced by every position."""
-
-    def __init__(self, compiled):
-        self._compiled = compiled
-
-    def __getattr__(self, name):
-        return getattr(self._compiled, name)
-
-    def candidates(self, text):
-        return list(range(len(text)))
-
-
 @SETTINGS
 @given(seed=st.integers(0, 2**32), prefix=SURROUND, suffix=SURROUND, left=LEFT, right=RIGHT,
        form=st.sampled_from(sorted(MARKUP_FORMS)))
@@ -241,6 +228,6 @@ def test_prefilter_is_exact_on_markup(seed, prefix, suffix, left, right, form):
     cls, template = MARKUP_FORMS[form]
     text = prefix + left + template.format(s=_secret(cls, random.Random(seed))) + right + suffix
     slow = Redactor()
-    slow._c = _EveryPosition(slow._c)
+    slow._c = EveryPosition(slow._c)
     for enc in escapings(text).values():
         assert Redactor().redact(enc) == slow.redact(enc)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from redaction_support import ALL_FORM_CLASSES, leaks, load_redact, make_form
+from redaction_support import ALL_FORM_CLASSES, EveryPosition, leaks, load_redact, make_form
 
 redact_mod = load_redact()
 Redactor = redact_mod.Redactor
@@ -132,22 +132,9 @@ def test_redact_then_truncate_leaves_no_half_secret(prefix, suffix, seed):
 # exactly what the anchor/run candidates find.
 # ---------------------------------------------------------------------------
 
-class _EveryPosition:
-    """Stands in for the compiled detector set, with no prefilter at all."""
-
-    def __init__(self, compiled):
-        self._compiled = compiled
-
-    def __getattr__(self, name):
-        return getattr(self._compiled, name)
-
-    def candidates(self, text):
-        return list(range(len(text)))
-
-
 def _bruteforce(personal: bool = False):
     r = Redactor(personal_data=personal)
-    r._c = _EveryPosition(r._c)
+    r._c = EveryPosition(r._c)
     return r
 
 
