@@ -1,6 +1,7 @@
-"""A bug in the cleaner itself (an unexpected exception while one session is mapped, checked or
-read) fails that session only, with one line naming where it happened; the run cleans the other
-sessions, exits 1, and --debug adds the traceback.
+"""The unexpected, kept small. A bug in the cleaner itself (an unexpected exception while one
+session is mapped, checked or read) fails that session only, with one line naming where it
+happened; the run cleans the other sessions, exits 1, and --debug adds the traceback. A summary
+nobody reads any more (`| head`) does not turn a good run into an error.
 
 The bug is planted by wrapping the runtime's record mapping so that it raises for one marked
 record, the way a real bug would surface: from deep inside ``SessionBuilder.add``.
@@ -59,3 +60,23 @@ def test_a_bug_fails_only_its_session(projects, tmp_path, jobs, debug):
     assert ("Traceback" in result.stderr) == debug
     assert "sessions written:  5" in result.stdout and "sessions failed:   1" in result.stdout
     assert sorted(visible_files(out)) == [f"run-{i}.jsonl" for i in range(6) if i != 2]
+
+
+def test_a_closed_stdout_does_not_turn_a_good_run_into_an_error(projects, tmp_path):
+    """`clean ... | head` (the summary's reader goes away): the sessions are written and the exit
+    code is the run's own, without an 'unexpected BrokenPipeError'."""
+    import os
+
+    project = projects["corpus"]
+    raw = write_input(tmp_path / "raw")
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody reads: the first flush of stdout meets a broken pipe
+    try:
+        result = subprocess.run([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
+                                 "--output", str(tmp_path / "out")], stdout=write_end, stderr=subprocess.PIPE,
+                                text=True, timeout=TIMEOUT, check=False)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 0, result.stderr
+    assert "unexpected" not in result.stderr and "Traceback" not in result.stderr
+    assert len(visible_files(tmp_path / "out")) == 6

@@ -600,7 +600,11 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> i
     sync_folders((output / o.output).parent for o in outcomes if o.output)
     if progress:
         print(file=sys.stderr)
-    return _summarise(len(files), totals, outcomes, args.quiet)
+    try:
+        return _summarise(len(files), totals, outcomes, args.quiet)
+    except BrokenPipeError:  # the sessions are written; only the summary's reader is gone
+        _quiet_stdout()
+        return 1 if totals.error or any(o.error for o in outcomes) else 0
 
 
 def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile], output: Path,
@@ -686,3 +690,10 @@ def _summarise(files_read: int, totals: Outcome, outcomes: list[Outcome], quiet:
     for o in failed:
         print(f"error: {o.error}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _quiet_stdout() -> None:
+    """stdout's reader went away (``| head``): send what is left, and the final flush, nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
