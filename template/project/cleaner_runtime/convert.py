@@ -320,7 +320,7 @@ class Privacy:
 class Converter:
     """The compiled mapping: classifies raw records and builds sessions."""
 
-    def __init__(self, mapping: dict, privacy: Privacy):
+    def __init__(self, mapping: dict, privacy: Privacy | None = None):
         self.mapping = mapping
         self.privacy = privacy
         self.source = mapping["source"]
@@ -454,8 +454,10 @@ class Converter:
             return "\n".join(value)
         return compact(value)
 
-    def session(self, key: str) -> SessionBuilder:
-        return SessionBuilder(self, key)
+    def session(self, key: str, privacy: Privacy | None = None) -> SessionBuilder:
+        """A builder for one session; ``privacy`` (its redaction counters) defaults to the converter's.
+        A run compiles its mapping once and gives each session its own privacy."""
+        return SessionBuilder(self, key, privacy or self.privacy)
 
 
 def _block_name(value: Any) -> str:
@@ -497,8 +499,9 @@ class SessionStats:
 class SessionBuilder:
     """Collects one session's records in order, then fills times and adds the meta record."""
 
-    def __init__(self, converter: Converter, key: str):
+    def __init__(self, converter: Converter, key: str, privacy: Privacy | None = None):
         self.c = converter
+        self.privacy = privacy or converter.privacy
         self.key = key
         self.records: list[dict] = []
         self.times: list[str | None] = []
@@ -539,7 +542,7 @@ class SessionBuilder:
             for key, paths in self.meta_wanted:
                 value = first_present(record, paths)
                 if isinstance(value, str) and value.strip():
-                    self.meta[key] = c.privacy.text(value)
+                    self.meta[key] = self.privacy.text(value)
                     found = True
             if found:
                 self.meta_wanted = [(key, paths) for key, paths in self.meta_wanted if key not in self.meta]
@@ -612,7 +615,7 @@ class SessionBuilder:
         if self.offload is not None and len(text) > SHORT_TEXT:
             self.offload.text(record, "content", text, tool)
         else:
-            record["content"] = self.c.privacy.text(text, tool=tool)
+            record["content"] = self.privacy.text(text, tool=tool)
 
     def _emit_calls(self, calls: list[tuple[Any, Any, dict]], ts: str | None, where: Where) -> list[str | None]:
         """One assistant record holding the calls; their ids in order (None for a call dropped)."""
@@ -624,8 +627,8 @@ class SessionBuilder:
                 ids.append(None)
                 continue
             offload = self.offload
-            text = self.c.privacy.args(args) if offload is None or not args else ""
-            shown = self.c.privacy.redact(name)
+            text = self.privacy.args(args) if offload is None or not args else ""
+            shown = self.privacy.redact(name)
             call_id = self._new_call_id(raw_id, name)  # after everything that can fail: ids stay consistent
             call = {"id": call_id, "name": shown, "args": text}
             if offload is not None and args:

@@ -104,6 +104,7 @@ class Cleaner:
         self.committer: Committer | None = None  # fsync and rename in the background (else inline)
         self.debug = False  # print the traceback of an unexpected error (--debug)
         self.helpers: Helpers | None = None  # processes that redact the long strings of sessions cleaned here
+        self.converter: Converter | None = None
         from .validate import TrajectoryValidator, find_schema, load_schema
 
         self.schema_path, self.schema_origin = find_schema(schema_arg)
@@ -128,10 +129,11 @@ class Cleaner:
 
     # -- one session, in three steps, so that sessions grouped across files can be fed record by record
     def start(self, job: Job) -> Session:
-        privacy = Privacy(self.mapping["privacy"])
-        converter = Converter(self.mapping, privacy)
-        converter.max_session_chars = self.max_session_chars
-        builder = converter.session(job.key)
+        privacy = Privacy(self.mapping["privacy"])  # per session: its redaction and truncation counts
+        if self.converter is None:  # the mapping, compiled once per run
+            self.converter = Converter(self.mapping)
+            self.converter.max_session_chars = self.max_session_chars
+        builder = self.converter.session(job.key, privacy)
         if self.helpers is not None and privacy.redactor is not None:
             builder.offload = Offload(self.helpers, privacy, self.max_session_chars)
         try:
