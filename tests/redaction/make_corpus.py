@@ -184,15 +184,20 @@ BARE_VENDOR = [
 # Class-specific positives
 # ---------------------------------------------------------------------------
 
+def labelled(ctx: str, enc: str, raw: str, labels: list[tuple[str, str]]) -> dict:
+    """One corpus case: ``raw`` in encoding ``enc``, each labelled secret as it appears there."""
+    text = ENCODINGS[enc](raw)
+    return {
+        "context": ctx, "encoding": enc, "text": text,
+        "labels": [{"class": c, "secret": appearing(s, text)} for c, s in labels],
+    }
+
+
 def specific_cases(rng: random.Random) -> list[dict]:
     cases: list[dict] = []
 
     def add(ctx: str, enc: str, raw: str, labels: list[tuple[str, str]]) -> None:
-        text = ENCODINGS[enc](raw)
-        cases.append({
-            "context": ctx, "encoding": enc, "text": text,
-            "labels": [{"class": c, "secret": appearing(s, text)} for c, s in labels],
-        })
+        cases.append(labelled(ctx, enc, raw, labels))
 
     M = MAKERS
 
@@ -493,11 +498,7 @@ def markup_cases(rng: random.Random) -> list[dict]:
     cases: list[dict] = []
 
     def add(ctx: str, enc: str, raw: str, labels: list[tuple[str, str]]) -> None:
-        text = ENCODINGS[enc](raw)
-        cases.append({
-            "context": ctx, "encoding": enc, "text": text,
-            "labels": [{"class": c, "secret": appearing(s, text)} for c, s in labels],
-        })
+        cases.append(labelled(ctx, enc, raw, labels))
 
     M = MAKERS
     # --- elements named by the key ---
