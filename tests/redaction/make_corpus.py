@@ -570,6 +570,38 @@ def markup_cases(rng: random.Random) -> list[dict]:
     return cases
 
 
+PAIRS_SEED = SEED + 2  # own RNG: the cases above keep their bytes
+
+
+def name_value_cases(rng: random.Random) -> list[dict]:
+    """Environment variables listed as name/value pairs, as `kubectl get -o json` and
+    `aws ecs describe-task-definition` print them: the secret's name and its value are two fields."""
+    cases: list[dict] = []
+
+    def add(ctx: str, enc: str, raw: str, labels: list[tuple[str, str]]) -> None:
+        cases.append(labelled(ctx, enc, raw, labels))
+
+    p = password(rng)
+    add("ecs", "raw", f'"environment": [{{"name": "REGION", "value": "eu-west-1"}}, {{"name": "DB_PASSWORD", "value": "{p}"}}]',
+        [("password", p)])
+    h = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789+/") for _ in range(32))
+    add("kubectl", "result", ('"env": [\n  {\n    "name": "WEBHOOK_SECRET",\n'
+                              f'    "value": "{h}"\n  }}\n]'), [("secret", h)])
+    k = "".join(rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789") for _ in range(28))
+    add("ecs", "json", f'{{"name":"SERVICE_API_KEY","value":"{k}"}}', [("api-key", k)])
+    p = password(rng)
+    add("k8s-yaml", "raw", f"env:\n  - name: POSTGRES_PASSWORD\n    value: {p}", [("password", p)])
+    return cases
+
+
+NAME_VALUE_NEGATIVES: list[tuple[str, str]] = [
+    ("ecs", '{"name": "REGION", "value": "eu-west-1"}, {"name": "LOG_LEVEL", "value": "debug"}'),
+    ("ecs", '{"name": "DB_PASSWORD", "value": ""}, {"name": "API_TOKEN", "value": "${API_TOKEN}"}'),
+    ("k8s", '{"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": "db", "key": "password"}}}'),
+    ("llm", '{"name": "max_tokens", "value": 4096}, {"name": "session", "value": "abc123def456"}'),
+]
+
+
 MARKUP_NEGATIVES: list[tuple[str, str]] = [
     ("xml", "<server>\n  <id>acme</id>\n  <username>deploy</username>\n  <password></password>\n</server>"),
     ("xml", "<server>\n  <password/>\n  <token />\n</server>"),
@@ -817,10 +849,11 @@ def personal_cases(rng: random.Random) -> list[dict]:
 
 def main() -> None:
     rng = random.Random(SEED)
-    positives = specific_cases(rng) + vendor_cases(rng) + markup_cases(random.Random(MARKUP_SEED))
+    positives = (specific_cases(rng) + vendor_cases(rng) + markup_cases(random.Random(MARKUP_SEED))
+                 + name_value_cases(random.Random(PAIRS_SEED)))
     for i, case in enumerate(positives):
         case["id"] = f"pos-{i:03d}"
-    negatives = negative_cases(rng) + [{"context": c, "text": t} for c, t in MARKUP_NEGATIVES]
+    negatives = negative_cases(rng) + [{"context": c, "text": t} for c, t in MARKUP_NEGATIVES + NAME_VALUE_NEGATIVES]
     for i, case in enumerate(negatives):
         case["id"] = f"neg-{i:03d}"
     personal = personal_cases(rng)

@@ -178,6 +178,7 @@ _WS_RE = re.compile(r"\s")
 _UV_MORE_RE = re.compile(_UV_CHAR + "*+", re.ASCII)
 
 _SEP = r"(?:=>|:=|=(?!=)|:(?!:)|%3[DdAa]|\\u003[dDaA])"
+_NEWLINE = r"(?:\r?\n|\\{1,15}(?:r\\{1,15})?n)"  # raw, or JSON-escaped at any depth
 
 
 # ---------------------------------------------------------------------------
@@ -873,7 +874,11 @@ def _keyword_tail() -> str:
         rf"(?:(?P<@@kq>{_Q})?\]?[ \t]*"
         r"(?:(?P<@@sep>" + _SEP[3:-1] + r")"
         r"|(?P<@@ws>[ \t]+)"  # --flag value (only when the key starts with '-')
-        r"|(?P<@@nl>(?:\r?\n|\\r?\\n)[ \t]*(?:-[ \t]*)?(?i:value)[ \t]*:))"
+        # name/value pairs: YAML (`- name: DB_PASSWORD` then `value: ...` on the next line) and
+        # JSON (`{"name": "DB_PASSWORD", "value": "..."}`, as ECS and Kubernetes list env vars)
+        # (a line break raw or JSON-escaped at any depth: \n, \\n, \r\n, \\r\\n)
+        r"|(?P<@@nl>(?:" + _NEWLINE + r"[ \t]*(?:-[ \t]*)?"
+        r"|,[ \t]*(?:" + _NEWLINE + rf"[ \t]*)?{_Q}?)(?i:value){_Q}?[ \t]*:))"
         r"[ \t]*"
         r"(?!-----)"
         # (lazy single-character repeats: sre saves no group state per step)
@@ -1203,7 +1208,7 @@ def _build_detectors() -> list[_Det]:
              ("-----begin",), check=_pem_check, lb=None))
     add(_Det(
         "private-key", "P",
-        r"rivate-Lines:[ \t]*\d+(?:(?:\r?\n|\\r?\\n|\\\\r?\\\\n)[A-Za-z0-9+/=]{4,}+)++",
+        r"rivate-Lines:[ \t]*\d+(?:(?:\r?\n|(?:\\r)?\\n|(?:\\\\r)?\\\\n)[A-Za-z0-9+/=]{4,}+)++",
         ("private-lines",), lb=None))
     add(_tok("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", strip=15, cats=1))
 
