@@ -64,6 +64,16 @@ OUT_ASSISTANT = '{"role":"assistant","content":"There are two files.","timestamp
 BASE_OUT = (META + OUT_USER + OUT_CALL + OUT_RESULT + OUT_ASSISTANT).encode()
 
 
+def build_case(case, work: Path):
+    """Build a corpus case's input in its own new folder ``work``: (what to pass as input, None), or
+    ("", the exception) when building failed, which that case's own test reports."""
+    work.mkdir()
+    try:
+        return case.build(work), None
+    except Exception as exc:  # noqa: BLE001 - reported by the case's own test
+        return "", exc
+
+
 def line(record: dict) -> str:
     """One JSONL line; non-ASCII is escaped, so records can carry lone surrogates."""
     return json.dumps(record) + "\n"

@@ -21,7 +21,7 @@ import pytest
 
 from .conftest import unreadable_prefix
 from .corpus import CASES, Case, put
-from .support import BASE, REPO, TIMEOUT, jsonl, no_traceback, run_cli_forked, run_generator
+from .support import BASE, REPO, TIMEOUT, build_case, jsonl, no_traceback, run_cli_forked, run_generator
 
 SAME = [case for case in CASES if case.generator == "same"]
 PROJECT = "proj"
@@ -44,11 +44,7 @@ def generator_results(answers_dir: Path, tmp_path_factory) -> dict[str, Ran]:
     runs: dict[str, Ran] = {}
     for case in SAME:
         ran = runs[case.id] = Ran(root / case.id)
-        ran.work.mkdir()
-        try:
-            ran.given = case.build(ran.work)
-        except Exception as exc:  # noqa: BLE001 - reported by the case's own test
-            ran.error = exc
+        ran.given, ran.error = build_case(case, ran.work)
     todo = [case for case in SAME if runs[case.id].error is None]
     jobs = [(runs[case.id].work,
              ["new", runs[case.id].given, "--answers", str(answers_dir / f"{case.mapping}.yml"), "-o", PROJECT])

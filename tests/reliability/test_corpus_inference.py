@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from .corpus import CASES, Case
-from .support import no_traceback, run_cli_forked, snapshot
+from .support import build_case, no_traceback, run_cli_forked, snapshot
 
 # Unreadable files need a capability-less process (see conftest.unreadable_prefix), which a forked
 # worker cannot be for one command only; a missing input is a usage error covered elsewhere.
@@ -47,11 +47,8 @@ def inference_results(tmp_path_factory) -> dict[str, Ran]:
     jobs, owners = [], []
     for case in INFERRED:
         ran = runs[case.id] = Ran(root / case.id)
-        ran.work.mkdir()
-        try:
-            ran.given = case.build(ran.work)
-        except Exception as exc:  # noqa: BLE001 - reported by the case's own test
-            ran.error = exc
+        ran.given, ran.error = build_case(case, ran.work)
+        if ran.error is not None:
             continue
         digest = hashlib.sha256(repr((ran.given, sorted(snapshot(ran.work).items()))).encode()).hexdigest()
         if digest in first_with:
