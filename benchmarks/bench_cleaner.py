@@ -239,6 +239,15 @@ def render(work: Path, fmt: str) -> Path:
     return dest
 
 
+def auto_jobs(src: Path) -> int:
+    """The processes ``--jobs auto`` uses for this corpus, by the rendered runtime's own rule."""
+    from generator.paths import runtime_module
+
+    run, readers = runtime_module("run"), runtime_module("readers")
+    files = [readers.InputFile(p, p.relative_to(src)) for p in sorted(src.rglob("*")) if p.is_file()]
+    return run.resolve_jobs("auto", files)
+
+
 def have_normalizer() -> str:
     """'' when Letta's normalizer can run here, else why not."""
     try:
@@ -289,8 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller corpora of the same shapes (1-2 minutes)")
     parser.add_argument("--runs", type=int, help="runs per measurement; the median is reported (default 3; quick 2)")
     parser.add_argument("--formats", default="pi,flat", help="comma-separated: pi, flat (default both)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="also time the cleaner with --jobs N (default: the CPU count; 1 to skip)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="also time the cleaner with --jobs N (default 1: one process; 0 to skip); the "
+                             "cleaner itself runs as shipped, with --jobs auto")
     parser.add_argument("--workdir", help="where corpora and outputs go (default: a cache folder in the temp dir)")
     parser.add_argument("--no-normalizer", action="store_true", help="skip Letta's normalizer")
     parser.add_argument("--per-session-limit", type=int, default=200,
@@ -329,17 +339,20 @@ def main(argv: list[str] | None = None) -> int:
                 subjects.append(("floor-orjson", [sys.executable, "-c", FLOOR, str(src), str(outputs), "orjson"],
                                  total, ""))
             clean = ["--input", str(src), "--output", str(outputs), "--schema", schema, "--quiet"]
+            by_field = "by: field" in MAPPINGS[fmt].read_text(encoding="utf-8")
+            auto = auto_jobs(src)
+            how = f"--jobs auto: {auto} process{'es' if auto > 1 else ''}"
+            if auto > 1:
+                how += (", helpers redact while sessions are built one at a time" if sessions == 1 or by_field
+                        else ", sessions in parallel")
             subjects.append(("cleaner", [sys.executable, script, *clean], total,
-                             "fast extra: " + (", ".join(extra) or "none installed")))
+                             "fast extra: " + (", ".join(extra) or "none installed") + "; " + how))
             if extra:
                 subjects.append(("cleaner-nofast", [sys.executable, "-c", NOFAST, script, *clean], total,
-                                 "only jsonschema"))
-            if args.jobs > 1:
-                by_field = "by: field" in MAPPINGS[fmt].read_text(encoding="utf-8")
-                how = ("helpers redact while sessions are built one at a time" if sessions == 1 or by_field
-                       else "sessions in parallel")
+                                 "only jsonschema; " + how))
+            if args.jobs > 0:
                 subjects.append((f"cleaner-j{args.jobs}", [sys.executable, script, *clean, "--jobs", str(args.jobs)],
-                                 total, how))
+                                 total, "one process" if args.jobs == 1 else f"--jobs {args.jobs}"))
             if fmt == "pi" and not why_no_normalizer:
                 subjects.append(("normalizer-batch",
                                  [sys.executable, "-c", NORMALIZER, str(src), str(outputs), "batch", "0"], total,

@@ -2,7 +2,8 @@
 
 * writer: with orjson (the optional fast extra) a record is written with the same bytes as
   ``json.dumps(ensure_ascii=False, separators=(",", ":"))``, lone surrogates included;
-* convert: the classification cache returns the kind the rules give, whatever the values.
+* convert: the classification cache returns the kind the rules give, whatever the values;
+* validate: tool arguments parsed by orjson get the verdict json.loads gives.
 """
 
 from __future__ import annotations
@@ -65,6 +66,20 @@ def test_serialise_with_and_without_orjson_is_the_same(records):
     assert fast == slow
     expected = [reference_line(r) for r in records]
     assert fast == (b"".join(line + b"\n" for line, _ in expected), sum(n for _, n in expected))
+
+
+@given(JSONISH)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_compact_equals_json_dumps(value):
+    """Tool arguments and structured content are serialised by compact(): orjson's text where it
+    is json's, lone surrogates and numbers included."""
+    assert convert.compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("text", ["\u2028\u2029\x85", "\x7f\x1f\x00\t", "\ud800 lone", "</script>", "\\\"/", "é𝄞"])
+def test_compact_escapes_like_json(text):
+    value = {"command": text, "args": [text, None, True], text: {"k": text}}
+    assert convert.compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def test_lines_are_written_in_chunks_with_a_final_newline(tmp_path):
@@ -205,6 +220,42 @@ def test_known_differences_of_orjson_take_the_json_path(raw):
     if readers.orjson is None:
         pytest.skip("orjson (the fast extra) is not installed")
     assert _parse(raw, fast=True) == _parse(raw, fast=False)
+
+
+# -- validation: tool arguments parsed by orjson get json's verdict -------------------------------
+
+validate = runtime_module("validate")
+
+
+def _args_verdict(text: str, fast: bool) -> str:
+    """What the args-object rule sees: the kind of value, or that the text is not JSON."""
+    saved = validate.orjson
+    if not fast:
+        validate.orjson = None
+    try:
+        return type(validate._load_json(text)).__name__
+    except (ValueError, RecursionError):
+        return "error"
+    finally:
+        validate.orjson = saved
+
+
+@given(json_lines())
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_args_parsed_with_orjson_get_the_json_verdict(raw):
+    if validate.orjson is None:
+        pytest.skip("orjson (the fast extra) is not installed")
+    text = raw.decode("utf-8", "surrogateescape")  # undecodable bytes become lone surrogates
+    assert _args_verdict(text, fast=True) == _args_verdict(text, fast=False)
+
+
+@pytest.mark.parametrize("text, verdict", [
+    ('{"s":"\\ud800"}', "dict"), ('{"n":1e400}', "dict"), ('{"n":NaN}', "error"), ("[]", "list"),
+    ('{"big":123456789012345678901234}', "dict"), ("\ufeff{}", "error"), ('{"a":"\ud800"}', "dict"),
+    ('{"a":' + "[" * 2000 + "]" * 2000 + "}", "error"),
+])
+def test_args_that_orjson_rejects_are_decided_by_json(text, verdict):
+    assert _args_verdict(text, fast=True) == verdict == _args_verdict(text, fast=False)
 
 
 # -- redaction of short strings is remembered, counts included ------------------------------------

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from generator.paths import runtime_module
+
 from .conftest import make_corpus, run_cleaner, tree_bytes
 
 
@@ -48,7 +50,8 @@ def _same_run(cleaners, src, tmp_path, fmt, *extra, jobs=(1, 2, 3)):
 
 
 def test_one_large_session_with_helpers_writes_the_same_bytes(cleaners, tmp_path):
-    """One session: with --jobs above 1 the other processes redact its long strings."""
+    """One session: with --jobs above 1 the other processes redact its long strings once it passes
+    1 MiB (this one is about 3 MiB)."""
     src = make_corpus(tmp_path / "raw", "pi", 1, 3000, secrets=0.05, unicode=0.3)
     code, files, stdout, _ = _same_run(cleaners, src, tmp_path, "pi")
     assert code == 0 and len(files) == 1
@@ -56,9 +59,11 @@ def test_one_large_session_with_helpers_writes_the_same_bytes(cleaners, tmp_path
 
 
 def test_sessions_grouped_by_field_with_helpers_write_the_same_bytes(cleaners, tmp_path):
+    # small sessions are never sent to the helpers; the two large ones are, from their first MiB on
     src = make_corpus(tmp_path / "raw", "flat", 12, 200, secrets=0.05, unicode=0.3)
+    make_corpus(tmp_path / "raw" / "large", "flat", 2, 3000, seed=8, secrets=0.05, unicode=0.3)
     code, files, _, _ = _same_run(cleaners, src, tmp_path, "flat")
-    assert code == 0 and len(files) == 12
+    assert code == 0 and len(files) == 14
 
 
 def test_the_session_size_limit_fails_at_the_same_record_with_helpers(cleaners, tmp_path):
@@ -66,12 +71,13 @@ def test_the_session_size_limit_fails_at_the_same_record_with_helpers(cleaners, 
     bounded, and near the limit their results are awaited, so the failure (and the counts beside
     it) is the one a single process reports; just above the real size the session is written."""
     src = make_corpus(tmp_path / "raw", "pi", 1, 3000, secrets=0.05, unicode=0.3)
-    code, _, stdout, stderr = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", "0.6")
-    assert code == 1 and "passes the 0.6 MiB limit" in "\n".join(stderr) and "sessions failed:   1" in stdout
+    # the helpers take over at 1 MiB: the limit is passed while they hold strings
+    code, _, stdout, stderr = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", "1.6")
+    assert code == 1 and "passes the 1.6 MiB limit" in "\n".join(stderr) and "sessions failed:   1" in stdout
     code, files, _, _ = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", "200")
     assert code == 0
     # just above what the session needs: find it from a single-process run
-    low, high = 0.6, 200.0
+    low, high = 1.6, 200.0
     for _ in range(12):
         mid = (low + high) / 2
         result = run_cleaner(cleaners["pi"], src, tmp_path / "probe", "--max-session-mb", f"{mid:.6f}")
@@ -80,3 +86,47 @@ def test_the_session_size_limit_fails_at_the_same_record_with_helpers(cleaners, 
     assert code == 0 and near == files
     code, _, stdout, stderr = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", f"{low:.6f}")
     assert code == 1 and "MiB limit" in "\n".join(stderr)
+
+
+# -- --jobs auto (the default) -------------------------------------------------------------------
+
+run_module = runtime_module("run")
+readers = runtime_module("readers")
+
+
+def _files(tmp_path, sizes):
+    files = []
+    for i, size in enumerate(sizes):
+        path = tmp_path / f"f{i}.jsonl"
+        with open(path, "wb") as stream:
+            stream.truncate(size)  # sparse: the size is what counts
+        files.append(readers.InputFile(path, path.relative_to(tmp_path)))
+    return files
+
+
+def test_auto_uses_one_process_for_a_small_input(tmp_path):
+    small = run_module.AUTO_MIN_MB * 1024 * 1024 - 10
+    assert run_module.resolve_jobs("auto", _files(tmp_path, [small // 2, small // 2])) == 1
+    assert run_module.resolve_jobs("auto", []) == 1
+
+
+def test_auto_uses_the_available_cpus_once_the_input_is_large(tmp_path, monkeypatch):
+    files = _files(tmp_path, [run_module.AUTO_MIN_MB * 1024 * 1024 // 3] * 3 + [10])
+    monkeypatch.setattr(run_module, "available_cpus", lambda: 2)
+    assert run_module.resolve_jobs("auto", files) == 2
+    monkeypatch.setattr(run_module, "available_cpus", lambda: 64)
+    assert run_module.resolve_jobs("auto", files) == run_module.AUTO_MAX_JOBS
+    monkeypatch.setattr(run_module, "available_cpus", lambda: 1)
+    assert run_module.resolve_jobs("auto", files) == 1
+    assert run_module.resolve_jobs(3, files[:1]) == 3  # a number is taken as given
+
+
+def test_jobs_accepts_a_number_or_auto_and_explains_anything_else(cleaners, tmp_path):
+    src = make_corpus(tmp_path / "raw", "pi", 2, 10)
+    assert run_cleaner(cleaners["pi"], src, tmp_path / "a", "--jobs", "AUTO").returncode == 0
+    assert run_cleaner(cleaners["pi"], src, tmp_path / "b", "--jobs", "2").returncode == 0
+    assert tree_bytes(tmp_path / "a") == tree_bytes(tmp_path / "b")
+    for bad, why in (("0", "'0' must be greater than 0"), ("two", "'two' is not a number")):
+        result = run_cleaner(cleaners["pi"], src, tmp_path / "c", "--jobs", bad)
+        assert result.returncode == 2
+        assert why in result.stderr and "Traceback" not in result.stderr

@@ -101,7 +101,7 @@ class Offload:
     size, which is then what a run without helpers compares at the same record.
     """
 
-    def __init__(self, helpers: Helpers, privacy: Any, limit: int):
+    def __init__(self, helpers: Helpers, privacy: Any, limit: int, size: int = 0):
         self.helpers = helpers
         self.privacy = privacy
         self.limit = limit
@@ -112,7 +112,7 @@ class Offload:
         self.places: list[tuple[Any, Any, int]] = []  # (container, key, bound) per item
         self.chars = 0
         self.sent: deque[tuple[Future | None, list[tuple[Any, Any, int]]]] = deque()
-        self.upper = 0  # exact size of what is applied, plus the bounds of what is not
+        self.upper = size  # exact size of what is applied, plus the bounds of what is not
 
     def text(self, container: Any, key: Any, text: str, tool: bool) -> None:
         limit = self.privacy.tool_limit if tool else self.privacy.other_limit

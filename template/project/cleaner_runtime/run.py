@@ -35,6 +35,9 @@ from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFil
 from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
 
 HOOKS_API = 1
+AUTO_MIN_MB = 16  # --jobs auto: smaller inputs are cleaned in one process
+AUTO_MAX_JOBS = 8
+OFFLOAD_AFTER = 1 << 20  # output characters after which a session's strings go to the helpers
 
 
 class UsageError(Exception):
@@ -134,8 +137,6 @@ class Cleaner:
             self.converter = Converter(self.mapping)
             self.converter.max_session_chars = self.max_session_chars
         builder = self.converter.session(job.key, privacy)
-        if self.helpers is not None and privacy.redactor is not None:
-            builder.offload = Offload(self.helpers, privacy, self.max_session_chars)
         try:
             builder.mtime = os.stat(job.files[0].path).st_mtime
         except OSError:
@@ -159,7 +160,14 @@ class Cleaner:
                 if raw is None:
                     session.outcome.skipped["dropped by cleaner_hooks.transform_record"] += 1
                     return
-            session.builder.add(where, raw)
+            builder = session.builder
+            builder.add(where, raw)
+            if builder.size > OFFLOAD_AFTER and builder.offload is None and self.helpers is not None \
+                    and session.privacy.redactor is not None:
+                # a large session: from here on the helpers redact its long strings (a small one
+                # would spend more time waiting for their last batch than it saves)
+                builder.offload = Offload(self.helpers, session.privacy, self.max_session_chars, builder.size)
+                builder.size_sent = builder.size
         except (SessionFailed, SessionSkipped, InputError) as exc:
             self._end(session, exc)
         except Exception as exc:  # noqa: BLE001 - a bug: this session fails, the run goes on
@@ -456,6 +464,34 @@ def _positive(kind):
     return parse
 
 
+def _jobs(text: str) -> int | str:
+    return "auto" if text.strip().lower() == "auto" else _positive(int)(text)
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity, which containers and taskset narrow)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def resolve_jobs(jobs: int | str, files: list[InputFile]) -> int:
+    """``--jobs auto``: one process for a small input, where starting more would cost more time than
+    they save, else one per available CPU (capped: each one holds a session in memory)."""
+    if jobs != "auto":
+        return int(jobs)
+    total = 0
+    for item in files:
+        try:
+            total += item.path.stat().st_size
+        except OSError:
+            continue
+        if total >= AUTO_MIN_MB * 1024 * 1024:
+            return max(1, min(available_cpus(), AUTO_MAX_JOBS))
+    return 1
+
+
 def build_parser(description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="clean_to_trajectory_jsonl.py",
@@ -471,9 +507,10 @@ def build_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--input", help="raw trace file or folder (folders are read recursively)")
     parser.add_argument("--output", help="folder for the trajectory-v1 .jsonl files (created if needed)")
     parser.add_argument("--schema", help="trajectory-v1 schema file (default: Lerim's data dir, else the bundled copy)")
-    parser.add_argument("--jobs", type=_positive(int), default=1,
-                        help="processes to use: this many sessions at once, or helpers that redact one large "
-                             "session's strings (same bytes as 1)")
+    parser.add_argument("--jobs", type=_jobs, default="auto", metavar="N|auto",
+                        help="processes to use: this many sessions at once, or helpers that redact the strings "
+                             "of large sessions; the output is the same bytes for any N (default auto: every "
+                             f"available CPU, at most {AUTO_MAX_JOBS}, once the input passes {AUTO_MIN_MB} MB)")
     parser.add_argument("--max-line-mb", type=_positive(float), default=MAX_LINE_MB, metavar="MB",
                         help=f"longest JSONL line read; longer lines are skipped and counted (default {MAX_LINE_MB})")
     parser.add_argument("--max-document-mb", type=_positive(float), default=MAX_DOCUMENT_MB, metavar="MB",
@@ -615,9 +652,11 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
     settings = cleaner.mapping
     by = settings["session"]["by"]
     jobs = _jobs_by_file(files) if by not in ("field", "element") else []
-    if args.jobs > 1 and len(jobs) <= 1 and settings["privacy"].get("redact", True):
-        # sessions are cleaned here one at a time: the other processes redact their long strings
-        cleaner.helpers = Helpers(args.jobs - 1, settings["privacy"])
+    processes = resolve_jobs(args.jobs, files)
+    if processes > 1 and len(jobs) <= 1 and settings["privacy"].get("redact", True):
+        # sessions are cleaned here one at a time: the other processes redact the long strings of
+        # those that grow large
+        cleaner.helpers = Helpers(processes - 1, settings["privacy"])
     if by == "field":
         outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress))
     elif by == "element":
@@ -627,11 +666,11 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
             if (output / job.target).resolve() in cleaner.inputs:
                 raise UsageError(f"{args.output}: writing {output / job.target} would overwrite that input file; "
                                  "choose an --output outside --input")
-        if args.jobs > 1 and len(jobs) > 1:
+        if processes > 1 and len(jobs) > 1:
             hooks_path = getattr(cleaner.hooks, "__file__", None)
             initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
                         args.debug)
-            with ProcessPoolExecutor(args.jobs, initializer=_init_worker, initargs=initargs) as pool:
+            with ProcessPoolExecutor(processes, initializer=_init_worker, initargs=initargs) as pool:
                 try:
                     for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
                         outcomes.append(outcome)

@@ -2,7 +2,8 @@
 
 This module is copied verbatim into every rendered cleaner project and is also
 imported by the trajectory-cleaner generator. It depends on the standard
-library and ``jsonschema`` only, and must keep working when loaded on its own
+library and ``jsonschema`` only (``orjson`` speeds up reading tool arguments when it is
+installed, with the same verdicts), and must keep working when loaded on its own
 (``importlib.util.spec_from_file_location``) as well as ``cleaner_runtime.validate``.
 
 Verdicts come from two layers:
@@ -34,6 +35,11 @@ from urllib.parse import unquote
 import jsonschema
 import jsonschema.exceptions
 import jsonschema.validators
+
+try:  # optional: parses tool arguments faster; json decides whatever orjson rejects
+    import orjson
+except ImportError:
+    orjson = None
 
 __all__ = [
     "BUNDLED_SCHEMA",
@@ -282,6 +288,19 @@ def _equal(one: Any, two: Any) -> bool:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _load_json(text: str) -> Any:
+    """``json.loads`` rejecting NaN and Infinity. orjson, when installed, is tried first: it accepts
+    only text json accepts too, and parses it to the same kind of value, so a verdict that depends
+    on what the text holds is the same; json then decides (and explains) everything orjson rejects
+    (lone surrogate escapes, numbers too large for a float)."""
+    if orjson is not None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text, parse_constant=_reject_constant)
 
 
 # --------------------------------------------------------------------------
@@ -1207,7 +1226,7 @@ def _assistant_rules(record: dict, line: int, call_lines: dict[str, int], add: C
         args = call["args"]
         if isinstance(args, str):
             try:
-                parsed = json.loads(args, parse_constant=_reject_constant)
+                parsed = _load_json(args)
             except (ValueError, RecursionError) as exc:
                 reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc) or "too deep"
                 add(Problem(line, "args-object",

@@ -62,26 +62,27 @@ def stem_for_key(folder: Path, key: str) -> Path:
     return folder / safe
 
 
-def _plain(value: object) -> bool:
+def plain_json(value: object) -> bool:
     """True for JSON made of strings, booleans, nulls, lists and string-keyed objects only.
 
     For such values orjson writes exactly the bytes ``json.dumps(ensure_ascii=False,
     separators=(",", ":"))`` writes (numbers are left to json: the two spell floats differently).
+    Strings, most of any record, are settled in the loop, without a call each.
     """
     kind = value.__class__
-    if kind is str or kind is bool or value is None:
-        return True
     if kind is dict:
         for key, item in value.items():  # type: ignore[attr-defined]
-            if key.__class__ is not str or not _plain(item):
+            if key.__class__ is not str:
+                return False
+            if item.__class__ is not str and item is not None and not plain_json(item):
                 return False
         return True
     if kind is list:
         for item in value:  # type: ignore[attr-defined]
-            if not _plain(item):
+            if item.__class__ is not str and item is not None and not plain_json(item):
                 return False
         return True
-    return False
+    return kind is str or kind is bool or value is None
 
 
 def _escape_line_breaks(line: bytes) -> bytes:
@@ -96,7 +97,7 @@ def _escape_line_breaks(line: bytes) -> bytes:
 
 def encode_line(record: object) -> tuple[bytes, int]:
     """One compact JSON line (no newline) as UTF-8; lone surrogates become U+FFFD (returned count)."""
-    if orjson is not None and _plain(record):
+    if orjson is not None and plain_json(record):
         try:
             return _escape_line_breaks(orjson.dumps(record)), 0
         except TypeError:  # orjson.JSONEncodeError: lone surrogates; json's path replaces them
