@@ -116,6 +116,7 @@ class Measure:
     peak_mb: float
     ok: bool
     detail: str = ""
+    peak_pss_mb: float = float("nan")
 
 
 @dataclass
@@ -139,20 +140,38 @@ class Row:
     def peak_mb(self) -> float:
         return statistics.median(m.peak_mb for m in self.runs) if self.runs else float("nan")
 
+    @property
+    def peak_pss_mb(self) -> float:
+        return statistics.median(m.peak_pss_mb for m in self.runs) if self.runs else float("nan")
+
 
 # --------------------------------------------------------------------------------------------
 # Measuring one child process tree
 # --------------------------------------------------------------------------------------------
 
 
-def _tree_rss_kb(root: int) -> int:
-    """Resident set of ``root`` and its descendants, from /proc (0 where /proc is missing)."""
+def _pss_kb(pid: int) -> int:
+    """Proportional set size: the process's private pages plus its share of pages it shares."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _tree_memory_kb(root: int) -> tuple[int, int]:
+    """Resident set and proportional set size of ``root`` and its descendants, from /proc (0 where
+    /proc is missing). The RSS of a tree counts pages that forked processes share once per process;
+    its PSS counts each page once, split between the processes that share it."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return 0
+        return 0, 0
     for name in entries:
         if not name.isdigit():
             continue
@@ -167,14 +186,15 @@ def _tree_rss_kb(root: int) -> int:
         pid = int(name)
         parents[pid] = int(fields[1])
         rss[pid] = pages * (os.sysconf("SC_PAGE_SIZE") // 1024)
-    total = 0
+    total = pss = 0
     for pid, kb in rss.items():
         node = pid
         while node and node != root and node in parents:
             node = parents[node]
         if node == root:
             total += kb
-    return total
+            pss += _pss_kb(pid)
+    return total, pss
 
 
 def measure(cmd: list[str], env: dict | None = None, timeout: float = 3600) -> Measure:
@@ -182,14 +202,15 @@ def measure(cmd: list[str], env: dict | None = None, timeout: float = 3600) -> M
     probe = r"""
 import json, resource, subprocess, sys, threading, time, os
 sys.path.insert(0, HERE)
-from bench_cleaner import _tree_rss_kb
+from bench_cleaner import _tree_memory_kb
 cmd = json.loads(sys.argv[1])
 start = time.perf_counter()
 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-peak = [0]
+peak = [0, 0]
 def poll():
     while proc.poll() is None:
-        peak[0] = max(peak[0], _tree_rss_kb(proc.pid))
+        rss, pss = _tree_memory_kb(proc.pid)
+        peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
         time.sleep(0.1)
 thread = threading.Thread(target=poll, daemon=True)
 thread.start()
@@ -197,7 +218,8 @@ out, err = proc.communicate()
 seconds = time.perf_counter() - start
 thread.join()
 children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"seconds": seconds, "peak_kb": max(peak[0], children), "rc": proc.returncode,
+print(json.dumps({"seconds": seconds, "peak_kb": max(peak[0], children), "peak_pss_kb": peak[1],
+                  "rc": proc.returncode,
                   "tail": (out + err).decode("utf-8", "replace")[-600:]}))
 """.replace("HERE", repr(str(HERE)), 1)
     result = subprocess.run([sys.executable, "-c", probe, json.dumps(cmd)], capture_output=True, text=True,
@@ -206,7 +228,8 @@ print(json.dumps({"seconds": seconds, "peak_kb": max(peak[0], children), "rc": p
         data = json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         return Measure(float("nan"), float("nan"), False, (result.stdout + result.stderr)[-600:])
-    return Measure(data["seconds"], data["peak_kb"] / 1024, data["rc"] in (0,), data["tail"])
+    return Measure(data["seconds"], data["peak_kb"] / 1024, data["rc"] in (0,), data["tail"],
+                   data["peak_pss_kb"] / 1024 if data["peak_pss_kb"] else float("nan"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -285,7 +308,7 @@ def run_subject(row: Row, cmd: list[str], runs: int, out_dir: Path, log) -> None
             log(f"  {row.subject}: failed: {m.detail[-300:]}")
             return
         log(f"  {row.corpus} {row.subject} run {i + 1}/{runs}: {m.seconds:.2f}s, {row.records / m.seconds:,.0f} rec/s, "
-            f"{m.peak_mb:.0f} MB")
+            f"{m.peak_mb:.0f} MB RSS, {m.peak_pss_mb:.0f} MB PSS")
     shutil.rmtree(out_dir, ignore_errors=True)
 
 
@@ -343,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
             auto = auto_jobs(src)
             how = f"--jobs auto: {auto} process{'es' if auto > 1 else ''}"
             if auto > 1:
-                how += (", helpers redact while sessions are built one at a time" if sessions == 1 or by_field
+                how += (", helpers redact the strings of sessions past 1 MiB" if sessions == 1 or by_field
                         else ", sessions in parallel")
             subjects.append(("cleaner", [sys.executable, script, *clean], total,
                              "fast extra: " + (", ".join(extra) or "none installed") + "; " + how))
@@ -369,7 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     print(report(rows, why_no_normalizer, runs, extra, args.quick))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(
-            [{**asdict(r), "median_seconds": r.seconds, "records_per_s": r.rate, "median_peak_mb": r.peak_mb}
+            [{**asdict(r), "median_seconds": r.seconds, "records_per_s": r.rate, "median_peak_mb": r.peak_mb,
+              "median_peak_pss_mb": r.peak_pss_mb}
              for r in rows], indent=2) + "\n", encoding="utf-8")
     return 0 if all(not r.note.startswith("FAILED") for r in rows) else 1
 
@@ -380,8 +404,8 @@ def report(rows: list[Row], why_no_normalizer: str, runs: int, extra: list[str],
         (f"Median of {runs} runs; {os.cpu_count()} CPUs; Python {sys.version.split()[0]}; "
          f"fast extra: {', '.join(extra) or 'none'}{'; --quick corpora' if quick else ''}."),
         "",
-        "| corpus | subject | records/s | MB/s | peak RSS MB | vs floor | vs normalizer | note |",
-        "|---|---|---:|---:|---:|---:|---:|---|",
+        "| corpus | subject | records/s | MB/s | peak RSS MB | peak PSS MB | vs floor | vs normalizer | note |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     by_corpus: dict[str, dict[str, Row]] = {}
     for row in rows:
@@ -395,16 +419,18 @@ def report(rows: list[Row], why_no_normalizer: str, runs: int, extra: list[str],
                 continue
             vs_floor = f"{row.rate / floor.rate:.2f}x" if floor and floor.runs else ""
             vs_norm = f"{row.rate / best.rate:.2f}x" if best else ""
-            mem = f"{row.peak_mb:,.0f}"
+            mem, pss = f"{row.peak_mb:,.0f}", f"{row.peak_pss_mb:,.0f}"
             if best and subject.startswith("cleaner"):
-                mem += f" ({row.peak_mb / best.peak_mb:.0%})"
+                mem += f" ({row.peak_mb / best.peak_mb:.1%})"
+                pss += f" ({row.peak_pss_mb / best.peak_pss_mb:.1%})"
             lines.append(f"| {corpus_name} | {subject} | {row.rate:,.0f} | {row.megabytes / row.seconds:,.1f} | {mem} | "
-                         f"{vs_floor} | {vs_norm} | {row.note} |")
+                         f"{pss} | {vs_floor} | {vs_norm} | {row.note} |")
     if why_no_normalizer:
         lines += ["", f"Letta's normalizer: {why_no_normalizer}."]
     else:
-        lines += ["", ("vs normalizer: against the faster normalizer mode on the same corpus; peak RSS in "
-                       "brackets: the cleaner's as a share of that normalizer run's.")]
+        lines += ["", ("vs normalizer: against the faster normalizer mode on the same corpus; peak memory in "
+                       "brackets: the cleaner's as a share of that normalizer run's. RSS counts the pages "
+                       "forked helper processes share with their parent once per process; PSS once.")]
     return "\n".join(lines)
 
 
