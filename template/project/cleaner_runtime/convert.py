@@ -515,8 +515,7 @@ class SessionBuilder:
         self.c = converter
         self.privacy = privacy or converter.privacy
         self.key = key
-        self.records: list[dict] = []
-        self.times: list[str | None] = []
+        self.records: list[dict] = []  # each with its own "timestamp" (None until finish fills it)
         self.meta: dict[str, str] = {}
         self.meta_wanted = [(key, paths) for key, paths in converter.meta_paths.items() if paths]  # not found yet
         self.stats = SessionStats()
@@ -535,8 +534,9 @@ class SessionBuilder:
         self.by_original: dict[str, list[str]] = {}  # source id -> its open calls' ids
         self.originals: dict[str, str] = {}  # open call id -> the id the source gave it
         self.call_names: dict[str, str] = {}  # open call id -> its raw tool name
-        self.answered: set[str] = set()
-        self.original_ids: set[str] = set()  # every id the source gave a call
+        # renamed ids (X__2) that are neither answered nor ever given by the source: a result linked
+        # to any other id in used_ids repeats an answer (one set of every id, not three, is kept)
+        self.renamed_open: set[str] = set()
         self.synthesised = 0
         self.size = 0  # characters of output so far, for the session size limit
         self.offload: Any = None  # an offload.Offload when helper processes redact long strings
@@ -605,8 +605,8 @@ class SessionBuilder:
 
     # -- emitting ------------------------------------------------------------------------------
     def _emit(self, record: dict, ts: str | None) -> None:
+        record["timestamp"] = ts  # last, where every record has it; a None is filled by finish
         self.records.append(record)
-        self.times.append(ts)
         # Roughly the memory the record holds in CPython: ~400 bytes for a small record (its dict,
         # keys and timestamp; measured), plus its text.
         self.size += RECORD_OVERHEAD + len(record.get("content") or "")
@@ -686,6 +686,7 @@ class SessionBuilder:
             while f"{original}__{n}" in self.used_ids:
                 n += 1
             call_id = f"{original}__{n}"
+            self.renamed_open.add(call_id)
             self.stats.repair("duplicate call ids renamed")
         else:
             call_id = original
@@ -693,7 +694,7 @@ class SessionBuilder:
         self.unanswered[call_id] = None
         self.by_original.setdefault(original, []).append(call_id)
         self.originals[call_id] = original
-        self.original_ids.add(original)
+        self.renamed_open.discard(original)  # now an id the source gave
         self.call_names[call_id] = name
         self.unanswered_by_name.setdefault(name, {})[call_id] = None
         return call_id
@@ -719,7 +720,7 @@ class SessionBuilder:
         else:
             waiting = self.by_original.get(link) or []
             if not waiting:
-                if link in self.answered or link in self.original_ids:
+                if link in self.used_ids and link not in self.renamed_open:  # answered, or a source's id
                     self.stats.skip("duplicate tool result", where)
                     return None
                 return self._orphan("tool result with no earlier call", where)
@@ -739,7 +740,7 @@ class SessionBuilder:
         waiting.remove(call_id)
         if not waiting:
             del self.by_original[original]
-        self.answered.add(call_id)
+        self.renamed_open.discard(call_id)
 
     def _orphan(self, reason: str, where: Where) -> None:
         if self.c.orphans == "fail":
@@ -837,46 +838,45 @@ class SessionBuilder:
         for role, policy in (("user", "without_user"), ("assistant", "without_assistant")):
             if self.c.sessions.get(policy) == "skip" and not any(r["role"] == role for r in self.records):
                 raise SessionSkipped(f"no {role} record (sessions.{policy}: skip)")
-        times = self._fill_times()
+        self._fill_times()
         meta: dict[str, Any] = {"role": "meta", "source": self.c.source}
         for key in ("cwd", "git_branch", "model"):
             if key in self.meta:
                 meta[key] = self.meta[key]
-        for record, ts in zip(self.records, times):
-            record["timestamp"] = ts
-        return [meta, *self.records]
+        records = self.records
+        records.insert(0, meta)  # in place: a large session is not held in a second list
+        return records
 
-    def _fill_times(self) -> list[str]:
-        times = list(self.times)
-        known = [t for t in times if t is not None]
-        if not known:
+    def _fill_times(self) -> None:
+        """Give every record without a readable time its neighbour's: the previous record's, else
+        (at the start) the first known one; a session with none takes the mapping's fallback."""
+        records = self.records
+        first = next((r["timestamp"] for r in records if r["timestamp"] is not None), None)
+        if first is None:
             if self.unreadable_times:
                 raise SessionFailed(
                     f"{self.first_time_error}; no timestamp in this session could be read "
                     "(check timestamps.format, timestamps.layout and timestamps.fields)"
                 )
-            known.append(self._fallback_time())
-            self.stats.repair(f"timestamps from the session fallback ({self.c.ts_fallback})", len(times))
-            return [known[0]] * len(times)
+            fallback = self._fallback_time()
+            for record in records:
+                record["timestamp"] = fallback
+            self.stats.repair(f"timestamps from the session fallback ({self.c.ts_fallback})", len(records))
+            return
         derived = 0
-        previous: str | None = None
-        for i, ts in enumerate(times):
+        previous = first
+        for record in records:
+            ts = record["timestamp"]
             if ts is None:
                 derived += 1
-                times[i] = previous
+                record["timestamp"] = previous
             else:
                 previous = ts
-        first = known[0]
-        for i, ts in enumerate(times):
-            if ts is not None:
-                break
-            times[i] = first
         derived -= self.unreadable_times
         if derived > 0:
             self.stats.repair("timestamps derived from neighbouring records", derived)
         if self.unreadable_times:
             self.stats.repair("unreadable timestamps replaced by a neighbour's", self.unreadable_times)
-        return times  # type: ignore[return-value]
 
     def _fallback_time(self) -> str:
         c = self.c
