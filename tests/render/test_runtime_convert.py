@@ -62,3 +62,41 @@ def test_missing_times_come_from_neighbours_never_invented():
     ])
     assert [r.get("timestamp") for r in out] == [None, "2026-01-01T00:00:05Z", "2026-01-01T00:00:05Z",
                                                  "2026-01-01T00:00:05Z", "2026-01-01T00:00:09+02:00"]
+
+
+def _built_with_skips(mapping: dict, records: list[dict]) -> tuple[list[dict], dict]:
+    from generator.paths import runtime_module
+    from generator.render import complete
+
+    convert, readers = runtime_module("convert"), runtime_module("readers")
+    full = complete({"mapping_version": 1, "source": "t", **mapping})
+    session = convert.Converter(full, convert.Privacy(full["privacy"])).session("s")
+    for n, record in enumerate(records, 1):
+        session.add(readers.Where("f.jsonl", n), record)
+    return session.finish(), dict(session.stats.skipped)
+
+
+def _call(call_id: str, ts: int) -> dict:
+    return {"role": "assistant", "content": "", "ts": ts, "tool_calls": [
+        {"id": call_id, "type": "function", "function": {"name": "a", "arguments": "{}"}}]}
+
+
+def test_a_result_repeats_an_answer_only_for_an_id_a_call_had():
+    """A result whose id matches no open call is a duplicate when the id was a source's call id or
+    an answered call's; a renamed id (x__2) that is still open, and an id nobody gave, are orphans."""
+    out, skipped = _built_with_skips(CHAT, [
+        {"role": "user", "content": "go", "ts": 1},
+        _call("x", 2), _call("x", 3),  # the second becomes x__2
+        {"role": "tool", "tool_call_id": "x__2", "content": "names the renamed id", "ts": 4},
+        {"role": "tool", "tool_call_id": "x", "content": "first", "ts": 5},
+        {"role": "tool", "tool_call_id": "x", "content": "second", "ts": 6},
+        {"role": "tool", "tool_call_id": "x__2", "content": "again, now answered", "ts": 7},
+        {"role": "tool", "tool_call_id": "x", "content": "third", "ts": 8},
+        {"role": "tool", "tool_call_id": "nobody", "content": "?", "ts": 9},
+        _call("x__2", 10),  # the source now gives x__2 itself: renamed to x__2__2
+        {"role": "tool", "tool_call_id": "x__2", "content": "answers x__2__2", "ts": 11},
+        {"role": "tool", "tool_call_id": "x__2", "content": "once more", "ts": 12},
+    ])
+    assert [(r["tool_call_id"], r["content"]) for r in out if r["role"] == "tool"] == [
+        ("x", "first"), ("x__2", "second"), ("x__2__2", "answers x__2__2")]
+    assert skipped == {"tool result with no earlier call": 2, "duplicate tool result": 3}
