@@ -176,6 +176,42 @@ def test_args_object_details(rt, bundled_validator):
                 if p.rule == "args-object"]
 
 
+def test_repeated_call_ids_and_results_name_the_first_line(rt, bundled_validator, tmp_path):
+    """The line named is the first call with the id, and the first result that followed its call
+    (an early result, before the call, is reported as such and does not count)."""
+    ts = "2026-05-16T09:00:00Z"
+
+    def calls(*ids):
+        return {"role": "assistant", "content": None, "timestamp": ts,
+                "tool_calls": [{"id": i, "name": "n", "args": "{}"} for i in ids]}
+
+    def result(call_id):
+        return {"role": "tool", "tool_call_id": call_id, "content": "ok", "timestamp": ts}
+
+    records = [{"role": "meta", "source": "t"}, {"role": "user", "content": "go", "timestamp": ts},
+               result("b"), calls("a", "b"), result("a"), result("b"), calls("c", "a"), result("b"),
+               result("a"), calls("b")]
+
+    def found(problems):
+        """(rule, line, the line it names) of the link and repeat problems."""
+        out = set()
+        for p in problems:
+            if p.rule in ("tool-link", "duplicate-call-id", "duplicate-result"):
+                named = [int(word.strip(");")) for word in p.message.split() if word.strip(");").isdigit()]
+                out.add((p.rule, p.line, *named))
+        return out
+
+    assert found(bundled_validator.check_records(records)) == {
+        ("tool-link", 3, 4), ("duplicate-call-id", 7, 4), ("duplicate-result", 8, 6), ("duplicate-result", 9, 5),
+        ("duplicate-call-id", 10, 4)}
+    # in a file, with a blank line on top, every line moves down by one
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n" + "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records), encoding="utf-8")
+    assert found(rt.check_file(path, bundled_validator)) == {
+        ("tool-link", 4, 5), ("duplicate-call-id", 8, 5), ("duplicate-result", 9, 7), ("duplicate-result", 10, 6),
+        ("duplicate-call-id", 11, 5)}
+
+
 @settings(max_examples=200, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=300) | record_lists.map(
