@@ -1066,54 +1066,11 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 _META_EXAMPLE = '{"role":"meta","source":"<agent>"}'
 
 
-class _Seen:
-    """The call ids and the answered calls met so far. Where one was first met is needed only when
-    it repeats, which is rare, and is then found by reading the records once more: a session with
-    100k tool calls holds two sets rather than two maps to line numbers (about 8 MB less)."""
-
-    __slots__ = ("_first", "calls", "lines", "records", "results")
-
-    def __init__(self, records: list, lines: Sequence[int]):
-        self.calls: set[str] = set()
-        self.results: set[str] = set()
-        self.records = records
-        self.lines = lines
-        self._first: tuple[dict[str, int], dict[str, int]] | None = None
-
-    def first_call_line(self, call_id: str) -> int:
-        return self._first_lines()[0][call_id]
-
-    def first_result_line(self, call_id: str) -> int:
-        return self._first_lines()[1][call_id]
-
-    def _first_lines(self) -> tuple[dict[str, int], dict[str, int]]:
-        """The line of each id's first call, and of each call's first result (one following the
-        call), met as _extra_rules meets them."""
-        if self._first is None:
-            calls: dict[str, int] = {}
-            results: dict[str, int] = {}
-            for index, record in enumerate(self.records):
-                if not isinstance(record, dict):
-                    continue
-                role = record.get("role")
-                if role == "assistant":
-                    tool_calls = record.get("tool_calls")
-                    for call in tool_calls if isinstance(tool_calls, list) else ():
-                        call_id = call.get("id") if isinstance(call, dict) else None
-                        if isinstance(call_id, str) and call_id:
-                            calls.setdefault(call_id, self.lines[index])
-                elif role == "tool":
-                    call_id = record.get("tool_call_id")
-                    if isinstance(call_id, str) and call_id in calls:
-                        results.setdefault(call_id, self.lines[index])
-            self._first = calls, results
-        return self._first
-
-
 def _extra_rules(records: list, lines: Sequence[int], complete: bool = True) -> list[Problem]:
     problems: list[Problem] = []
     add = problems.append
-    seen = _Seen(records, lines)
+    call_lines: dict[str, int] = {}
+    result_lines: dict[str, int] = {}
     meta_line: int | None = None
     meta_first_reported = False
     has_user = has_assistant = False
@@ -1180,14 +1137,14 @@ def _extra_rules(records: list, lines: Sequence[int], complete: bool = True) -> 
             has_user = True
         elif role == "assistant":
             has_assistant = True
-            _assistant_rules(record, line, seen, add)
+            _assistant_rules(record, line, call_lines, add)
         elif role == "tool":
             call_id = record.get("tool_call_id")
             if call_id == "":
                 add(Problem(line, "tool-link",
                             "tool_call_id is empty; set it to the id of the tool call this result answers"))
             elif isinstance(call_id, str):
-                if call_id not in seen.calls:
+                if call_id not in call_lines:
                     later = _later_call_line(records, lines, index, call_id)
                     if later is not None:
                         add(Problem(line, "tool-link",
@@ -1197,12 +1154,12 @@ def _extra_rules(records: list, lines: Sequence[int], complete: bool = True) -> 
                         add(Problem(line, "tool-link",
                                     f"tool result for {_short(call_id)} matches no earlier tool call; "
                                     "fix the id or drop the orphan result"))
-                elif call_id in seen.results:
+                elif call_id in result_lines:
                     add(Problem(line, "duplicate-result",
                                 f"a second result for tool call {_short(call_id)} (the first is on line "
-                                f"{seen.first_result_line(call_id)}); keep one result per call", "warning"))
+                                f"{result_lines[call_id]}); keep one result per call", "warning"))
                 else:
-                    seen.results.add(call_id)
+                    result_lines[call_id] = line
     if not complete:
         return problems  # a line that could not be read may hold what looks missing
     if meta_line is None and not meta_first_reported:
@@ -1228,7 +1185,7 @@ def _later_call_line(records: list, lines: Sequence[int], index: int, call_id: s
     return None
 
 
-def _assistant_rules(record: dict, line: int, seen: _Seen, add: Callable[[Problem], None]) -> None:
+def _assistant_rules(record: dict, line: int, call_lines: dict[str, int], add: Callable[[Problem], None]) -> None:
     content = record.get("content", _MISSING)
     calls = record.get("tool_calls", _MISSING)
     if calls is not _MISSING:
@@ -1258,12 +1215,12 @@ def _assistant_rules(record: dict, line: int, seen: _Seen, add: Callable[[Proble
         where = f"tool_calls[{position}]"
         call_id = call.get("id")
         if isinstance(call_id, str) and call_id:
-            if call_id in seen.calls:
+            if call_id in call_lines:
                 add(Problem(line, "duplicate-call-id",
-                            f"{where}.id {_short(call_id)} is already used on line {seen.first_call_line(call_id)}; "
+                            f"{where}.id {_short(call_id)} is already used on line {call_lines[call_id]}; "
                             "tool call ids must be unique within a file (e.g. add a suffix like __2)"))
             else:
-                seen.calls.add(call_id)
+                call_lines[call_id] = line
         if "args" not in call:
             continue
         args = call["args"]
