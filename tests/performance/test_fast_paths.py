@@ -95,6 +95,18 @@ def test_lines_are_written_in_chunks_with_a_final_newline(tmp_path):
     assert (tmp_path / "empty.jsonl").read_bytes() == b""
 
 
+def test_released_lines_are_the_same_bytes_and_let_each_record_go(tmp_path):
+    records = [{"role": "user", "content": f"message {i} \u00e9\u2028"} for i in range(writer.Lines.CHUNK + 5)]
+    kept = writer.Lines(list(records))
+    writer.write_atomic(tmp_path / "kept.jsonl", kept)
+    released_list = list(records)
+    released = writer.Lines(released_list, release=True)
+    writer.write_atomic(tmp_path / "released.jsonl", released)
+    assert (tmp_path / "released.jsonl").read_bytes() == (tmp_path / "kept.jsonl").read_bytes()
+    assert released_list == [None] * len(records)  # each record let go once written
+    assert kept.records == records  # without release the list is left alone
+
+
 # -- classification cache ------------------------------------------------------------------------
 
 DISCRIMINATOR_VALUES = st.one_of(

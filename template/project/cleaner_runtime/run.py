@@ -223,7 +223,8 @@ class Cleaner:
                         f"{job.key}: its output {target} would overwrite an input file (nothing written); "
                         "choose an --output outside --input"
                     )
-                lines = Lines(out)  # serialised as it is written: the session is never held twice
+                # serialised as it is written, each record let go once written: never held twice
+                lines = Lines(out, release=True)
                 outcome.output = str(job.target)
                 outcome.rows = len(out)
                 try:

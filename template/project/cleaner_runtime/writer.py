@@ -111,18 +111,29 @@ def encode_line(record: object) -> tuple[bytes, int]:
 
 
 class Lines:
-    """The records as JSONL chunks, for ``write_atomic``; ``replaced`` counts U+FFFD repairs."""
+    """The records as JSONL chunks, for ``write_atomic``; ``replaced`` counts U+FFFD repairs.
+
+    With ``release``, each record's place in the list is emptied once it is serialised, so that a
+    large session shrinks while it is written instead of growing: serialising a string with orjson
+    leaves a UTF-8 copy cached in every non-ASCII string (about 10% more memory by the end of a
+    session, measured), and a record that is written is not needed again.
+    """
 
     CHUNK = 2048  # lines joined per write
 
-    def __init__(self, records: Iterable[object]):
+    def __init__(self, records: Iterable[object] | list, release: bool = False):
         self.records = records
+        self.release = release
         self.replaced = 0
 
     def __iter__(self):
         chunk: list[bytes] = []
-        for record in self.records:
+        records = self.records
+        release = self.release and isinstance(records, list)
+        for index, record in enumerate(records):
             line, n = encode_line(record)
+            if release:
+                records[index] = None  # type: ignore[index]
             self.replaced += n
             chunk.append(line)
             if len(chunk) >= self.CHUNK:
