@@ -671,7 +671,7 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
             hooks_path = getattr(cleaner.hooks, "__file__", None)
             initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
                         args.debug)
-            with ProcessPoolExecutor(processes, initializer=_init_worker, initargs=initargs) as pool:
+            with ProcessPoolExecutor(min(processes, len(jobs)), initializer=_init_worker, initargs=initargs) as pool:
                 try:
                     for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
                         outcomes.append(outcome)
