@@ -16,7 +16,7 @@ from typing import Any
 from .mapping import compile_path, compile_paths
 from .readers import Where
 from .timestamps import TimestampError, from_mtime, to_iso, zone
-from .writer import orjson, plain_json
+from .writer import json_text, orjson, plain_json
 
 MISSING: Any = object()
 MAX_SESSION_MB = 512  # cleaned output of one session held in memory (--max-session-mb)
@@ -105,10 +105,6 @@ def same_value(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-# json.dumps with these options builds a new encoder on every call; one shared encoder writes the same
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
 def compact(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``; by orjson (the fast extra)
     when the value holds no numbers, where the two write the same text."""
@@ -117,7 +113,7 @@ def compact(value: Any) -> str:
             return orjson.dumps(value).decode("utf-8")
         except TypeError:  # orjson.JSONEncodeError: lone surrogates, which json writes as they are
             pass
-    return _COMPACT(value)
+    return json_text(value)
 
 
 @dataclass

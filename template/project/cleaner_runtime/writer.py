@@ -37,8 +37,8 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TEMP = re.compile(r"\..+\.(?P<pid>[0-9]+)-[A-Za-z0-9_]+\.tmp")
 _MODE: list[int] = []
-# json.dumps(ensure_ascii=False, separators=(",", ":")) without building an encoder per line
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# json.dumps(ensure_ascii=False, separators=(",", ":")) without building an encoder per call (writer, convert)
+json_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def stem_for_file(rel: Path) -> Path:
@@ -102,7 +102,7 @@ def encode_line(record: object) -> tuple[bytes, int]:
             return _escape_line_breaks(orjson.dumps(record)), 0
         except TypeError:  # orjson.JSONEncodeError: lone surrogates; json's path replaces them
             pass
-    line = _COMPACT(record)
+    line = json_text(record)
     try:
         return _escape_line_breaks(line.encode("utf-8")), 0
     except UnicodeEncodeError:
