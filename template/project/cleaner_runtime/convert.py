@@ -11,14 +11,15 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
-from .mapping import compile_path, compile_paths
+from .mapping import MISSING, compile_path, compile_paths, get_path, same_value
 from .readers import Where
 from .timestamps import TimestampError, from_mtime, to_iso, zone
+from .trees import depth_first, ordered
 from .writer import json_text, orjson, plain_json
 
-MISSING: Any = object()
 MAX_SESSION_MB = 512  # cleaned output of one session held in memory (--max-session-mb)
 RECORD_OVERHEAD = 400  # bytes a small output record costs in memory, for --max-session-mb
 PRECUT = 4  # strings longer than PRECUT x their truncation limit are cut before redaction
@@ -38,25 +39,9 @@ class SessionSkipped(Exception):
     """The session is deliberately not written (a policy of the mapping); counted, not an error."""
 
 
-def get_path(record: Any, path: tuple) -> Any:
-    node = record
-    for key in path:
-        if node.__class__ is dict and key.__class__ is str:  # the common case, one lookup
-            node = node.get(key, MISSING)
-            if node is MISSING:
-                return MISSING
-        elif isinstance(node, dict):
-            if key in node:
-                node = node[key]
-            elif isinstance(key, int) and str(key) in node:
-                node = node[str(key)]
-            else:
-                return MISSING
-        elif isinstance(node, list) and isinstance(key, int) and -len(node) <= key < len(node):
-            node = node[key]
-        else:
-            return MISSING
-    return node
+def holds(value: Any) -> bool:
+    """Whether a value holds something: not absent, null, an empty string, list or object."""
+    return value is not MISSING and value is not None and value != "" and value != [] and value != {}
 
 
 def first_present(record: Any, paths: tuple) -> Any:
@@ -96,15 +81,6 @@ def dotted(path: tuple) -> str:
     return ".".join(str(part) for part in path)
 
 
-def same_value(a: Any, b: Any) -> bool:
-    """Equality that keeps True apart from 1 and "1" apart from 1."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    return type(a) is type(b) and a == b
-
-
 def compact(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``; by orjson (the fast extra)
     when the value holds no numbers, where the two write the same text."""
@@ -118,25 +94,147 @@ def compact(value: Any) -> str:
 
 @dataclass
 class OkSpec:
+    """How a tool result's outcome is read (docs/mapping.md, ``ok``): a boolean as it is, a value
+    among those meaning success, a number in a range, or whether a field holds something."""
+
     path: tuple
     negate: bool
+    values: tuple | None = None
+    range: tuple[float, float] | None = None
+    presence: bool = False
 
 
 def compile_ok(spec: Any) -> OkSpec | None:
     if spec is None:
         return None
     if isinstance(spec, dict):
-        return OkSpec(compile_path(spec["path"]), bool(spec.get("negate", False)))
+        values = spec.get("values")
+        bounds = spec.get("range")
+        return OkSpec(compile_path(spec["path"]), bool(spec.get("negate", False)),
+                      tuple(values) if values is not None else None,
+                      (float(bounds[0]), float(bounds[1])) if bounds is not None else None,
+                      bool(spec.get("presence", False)))
     return OkSpec(compile_path(spec), False)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _same_outcome_value(actual: Any, wanted: Any) -> bool:
+    """Equality for ``ok.values``: exact, or the same number written as text (CSV cells are text)."""
+    if same_value(actual, wanted):
+        return True
+    if isinstance(actual, str) != isinstance(wanted, str):
+        a, b = _number(actual), _number(wanted)
+        return a is not None and a == b
+    return False
 
 
 def read_ok(record: Any, spec: OkSpec | None) -> bool | None:
     if spec is None:
         return None
     value = get_path(record, spec.path)
-    if not isinstance(value, bool):
+    if spec.presence:
+        result = holds(value) and value is not False  # `error: false` says there is no error
+    elif value is MISSING or value is None:
         return None
-    return not value if spec.negate else value
+    elif spec.values is not None:
+        result = any(_same_outcome_value(value, wanted) for wanted in spec.values)
+    elif spec.range is not None:
+        number = _number(value)
+        if number is None:
+            return None
+        result = spec.range[0] <= number <= spec.range[1]
+    elif isinstance(value, bool):
+        result = value
+    else:
+        return None
+    return not result if spec.negate else result
+
+
+_HOLE = re.compile(r"\{\{|\}\}|\{([^{}]+)\}")
+
+
+@dataclass
+class Piece:
+    """One piece of a ``join``: a path's text (with prefix and suffix), or a text with placeholders."""
+
+    paths: tuple = ()
+    each: tuple = ()
+    prefix: str = ""
+    suffix: str = ""
+    parts: tuple = ()  # for a text piece: literal strings and compiled placeholder paths, in order
+
+    @classmethod
+    def compile(cls, spec: Any) -> Piece:
+        if not isinstance(spec, dict):
+            return cls(paths=compile_paths(spec))
+        if "text" in spec:
+            parts: list[Any] = []
+            text, at = spec["text"], 0
+            for hole in _HOLE.finditer(text):
+                parts.append(text[at:hole.start()])
+                parts.append((compile_path(hole.group(1).strip()),) if hole.group(1) else hole.group(0)[0])
+                at = hole.end()
+            parts.append(text[at:])
+            return cls(parts=tuple(part for part in parts if part != ""))
+        return cls(paths=compile_paths(spec["path"]), each=compile_paths(spec.get("each")),
+                   prefix=spec.get("prefix", ""), suffix=spec.get("suffix", ""))
+
+
+@dataclass
+class Join:
+    """Content composed of several fields (docs/mapping.md, ``join``)."""
+
+    pieces: list[Piece]
+    sep: str
+
+    def read(self, record: Any, to_text: Any) -> Any:
+        texts = []
+        for piece in self.pieces:
+            text = self._piece(record, piece, to_text)
+            if text:
+                texts.append(text)
+        return self.sep.join(texts) if texts else MISSING
+
+    @staticmethod
+    def _piece(record: Any, piece: Piece, to_text: Any) -> str | None:
+        if piece.parts:
+            out = []
+            for part in piece.parts:
+                if isinstance(part, str):
+                    out.append(part)
+                    continue
+                text = to_text(first_present(record, part[0]))
+                if not text:
+                    return None  # a placeholder with nothing to say leaves its piece out
+                out.append(text)
+            return "".join(out)
+        value = first_present(record, piece.paths)
+        if piece.each and isinstance(value, (list, dict)):
+            items = value if isinstance(value, list) else list(value.values())
+            lines = [to_text(first_present(item, piece.each) if isinstance(item, dict) else item) for item in items]
+            text = "\n".join(line for line in lines if line)
+        else:
+            text = to_text(value)
+        return piece.prefix + text + piece.suffix if text else None
+
+
+def compile_content(spec: Any) -> tuple | Join:
+    """Content paths (the first present wins), or a ``join`` composing several fields."""
+    if isinstance(spec, dict) and "join" in spec:
+        return Join([Piece.compile(piece) for piece in spec["join"]], spec.get("sep", "\n"))
+    return compile_paths(spec)
 
 
 @dataclass
@@ -157,10 +255,20 @@ class Kind:
     result_link: tuple
     ok: OkSpec | None
     reasoning: tuple = ()  # tool_call / tool_exchange: the thought written before the call (ReAct `log`)
+    result_timestamp: tuple = ()  # tool_exchange: the result's own time
+    emit: list[Entry] = field(default_factory=list)  # several records from one raw record, in order
     handler: str = ""  # the SessionBuilder method for this role
 
     def __post_init__(self) -> None:
-        self.handler = "_text" if self.role in TEXT_ROLES else "_" + self.role
+        if self.emit:
+            self.handler = "_entries"
+        else:
+            self.handler = "_text" if self.role in TEXT_ROLES else "_" + self.role
+
+    @property
+    def text_role(self) -> str:
+        """The role of the text entries of ``emit`` that name none."""
+        return self.role if self.role in TEXT_ROLES and self.role != "reasoning" else "assistant"
 
     @classmethod
     def compile(cls, index: int, spec: dict) -> Kind:
@@ -174,7 +282,7 @@ class Kind:
             match=match,
             has=[compile_path(p) for p in spec.get("has") or []],
             lacks=[compile_path(p) for p in spec.get("lacks") or []],
-            content=compile_paths(spec.get("content")),
+            content=compile_content(spec.get("content")),
             timestamp=compile_paths(spec.get("timestamp")),
             call_id=compile_paths(spec.get("call_id")),
             tool_name=compile_paths(spec.get("tool_name")),
@@ -183,6 +291,8 @@ class Kind:
             result_link=compile_paths(spec.get("result_link")),
             ok=compile_ok(spec.get("ok")),
             reasoning=compile_paths(spec.get("reasoning")),
+            result_timestamp=compile_paths(spec.get("result_timestamp")),
+            emit=[Entry.compile(entry) for entry in spec.get("emit") or []],
         )
 
     def matches(self, record: dict) -> bool:
@@ -217,7 +327,7 @@ class Block:
     def compile(cls, spec: dict) -> Block:
         return cls(
             kind=spec["as"],
-            field=compile_paths(spec.get("field") or spec.get("content")),
+            field=compile_content(spec.get("field") or spec.get("content")),
             text=spec.get("text", ""),
             call_id=compile_paths(spec.get("call_id")),
             tool_name=compile_paths(spec.get("tool_name")),
@@ -226,6 +336,35 @@ class Block:
             result_link=compile_paths(spec.get("result_link")),
             ok=compile_ok(spec.get("ok")),
         )
+
+
+@dataclass
+class Entry:
+    """One entry of a kind's ``emit`` (or of ``session.opening``/``closing``): a block read from the
+    raw record itself, or from every item of a list in it."""
+
+    block: Block
+    each: tuple  # paths of the list whose items the entry reads; () reads the record
+    role: str | None  # text entries: the role written (default: the kind's)
+    timestamp: tuple  # the time of the entry's records (default: the record's)
+    result_timestamp: tuple  # tool_exchange: the result's own time
+
+    @classmethod
+    def compile(cls, spec: dict) -> Entry:
+        return cls(Block.compile(spec), compile_paths(spec.get("each")), spec.get("role"),
+                   compile_paths(spec.get("timestamp")), compile_paths(spec.get("result_timestamp")))
+
+
+class Step(NamedTuple):
+    """One block to write: its type name, compiled entry, the object its paths read, the role of
+    its text, its time and (tool_exchange) its result's time."""
+
+    name: str
+    block: Block | None
+    item: Any
+    role: str
+    ts: str | None
+    result_ts: str | None
 
 
 class Privacy:
@@ -346,6 +485,15 @@ class Converter:
         self.ts_zone = zone(ts.get("timezone") or "UTC")
         self.ts_fallback = ts.get("fallback", "none")
         self.ts_fallback_field = compile_paths(ts.get("fallback_field"))
+        self.tz_fields = compile_paths(ts.get("timezone_field"))
+        session = mapping["session"]
+        self.order_by = compile_paths(session.get("order_by"))
+        tree = session.get("tree") or {}
+        self.tree = (compile_path(tree["id"]), compile_path(tree["parent"])) if tree else None
+        self.opening = [Entry.compile(entry) for entry in session.get("opening") or []]
+        self.closing = [Entry.compile(entry) for entry in session.get("closing") or []]
+        # a session is read whole before it is mapped when its order, tree or zone needs every record
+        self.buffered = bool(self.order_by or self.tree or self.tz_fields)
         self.meta_paths = {key: compile_paths(mapping["meta"].get(key)) for key in ("cwd", "git_branch", "model")}
         self.drop_fields = [compile_path(p) for p in mapping["privacy"].get("drop_fields") or []]
         self.error_prefix = mapping["tools"].get("error_prefix", "")
@@ -439,6 +587,12 @@ class Converter:
         name = _block_name(value)
         return name, self.blocks.get(name)
 
+    def read(self, record: Any, spec: tuple | Join) -> Any:
+        """The raw value of a content spec: the first path present, or the composed text of a join."""
+        if spec.__class__ is Join:
+            return spec.read(record, self.to_text)
+        return first_present(record, spec)
+
     def to_text(self, value: Any) -> str | None:
         """Any raw content as one plain string: text blocks joined, structures as compact JSON."""
         if value is MISSING or value is None or (isinstance(value, list) and not value):
@@ -452,7 +606,7 @@ class Converter:
                 if block is None:
                     parts.append(compact(item))
                 elif block.kind in ("text", "reasoning", "tool_result", "tool_exchange"):
-                    text = self.to_text(first_present(item, block.field))
+                    text = self.to_text(self.read(item, block.field))
                     if text:
                         parts.append(text)
                 elif block.kind == "placeholder":
@@ -537,11 +691,25 @@ class SessionBuilder:
         self.size = 0  # characters of output so far, for the session size limit
         self.offload: Any = None  # an offload.Offload when helper processes redact long strings
         self.size_sent = 0  # self.size when the offload last heard of it
+        self.zone = converter.ts_zone  # the zone of naive times (timestamps.timezone_field may set it)
+        self.buffer: list[tuple[Where, dict]] | None = [] if converter.buffered else None
+        self.first_record: dict | None = None  # for session.closing
 
     # -- input ---------------------------------------------------------------------------------
     def add(self, where: Where, record: dict) -> None:
-        """Map one raw record; raises SessionFailed on an unknown kind when the mapping says so."""
+        """Map one raw record (or keep it, when the session's order, tree or zone needs them all);
+        raises SessionFailed on an unknown kind when the mapping says so."""
+        if self.buffer is not None:
+            self.buffer.append((where, record))
+            return
+        self._map(where, record)
+
+    def _map(self, where: Where, record: dict) -> None:
         c = self.c
+        if self.first_record is None:
+            self.first_record = record
+            if c.opening:
+                self._steps(self._entry_steps(record, c.opening, "user", None, where), where)
         self.raw_records += 1
         for path in c.drop_fields:
             delete_path(record, path)
@@ -586,13 +754,53 @@ class SessionBuilder:
             raise SessionFailed(f"{where}: {failure}")
         self.stats.skip(skip_reason, where)
 
-    def _time(self, record: dict, kind: Kind, where: Where) -> str | None:
+    def _replay(self) -> None:
+        """Map the kept records: in the session's zone, in its order, its trees depth first."""
         c = self.c
-        value = first_present(record, kind.timestamp or c.ts_fields)
+        records, self.buffer = self.buffer or [], None
+        if c.tz_fields:
+            self._find_zone(records)
+        if c.order_by:
+            records = ordered(records, c.order_by, self._sort_key)
+        if c.tree:
+            records = depth_first(records, *c.tree)
+        for where, record in records:
+            self._map(where, record)
+
+    def _find_zone(self, records: list[tuple[Where, dict]]) -> None:
+        for where, record in records:
+            value = first_present(record, self.c.tz_fields)
+            if isinstance(value, str) and value.strip():
+                try:
+                    self.zone = zone(value.strip())
+                except TimestampError as exc:
+                    raise SessionFailed(f"{where}: {exc} (read by timestamps.timezone_field)") from exc
+                return
+
+    def _sort_key(self, value: Any) -> tuple:
+        """Numbers as numbers, times as instants, anything else as text after both."""
+        number = _number(value) if not isinstance(value, str) else None
+        if number is not None:
+            return (0, number, "")
+        if isinstance(value, str):
+            c = self.c
+            try:
+                instant = datetime.fromisoformat(to_iso(value, c.ts_format, c.ts_layout, self.zone))
+                return (0, instant.timestamp(), "")
+            except (TimestampError, ValueError):
+                return (1, 0.0, value)
+        return (1, 0.0, compact(value))
+
+    def _time(self, record: dict, kind: Kind, where: Where) -> str | None:
+        return self._read_time(record, kind.timestamp or self.c.ts_fields, where)
+
+    def _read_time(self, record: Any, paths: tuple, where: Where) -> str | None:
+        c = self.c
+        value = first_present(record, paths)
         if value is MISSING:
             return None
         try:
-            return to_iso(value, c.ts_format, c.ts_layout, c.ts_zone)
+            return to_iso(value, c.ts_format, c.ts_layout, self.zone)
         except TimestampError as exc:
             self.unreadable_times += 1
             if self.first_time_error is None:
@@ -745,7 +953,8 @@ class SessionBuilder:
 
     # -- roles ---------------------------------------------------------------------------------
     def _text(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
-        value = first_content(record, kind.content)
+        content = kind.content
+        value = content.read(record, self.c.to_text) if content.__class__ is Join else first_content(record, content)
         if self.c.is_block_list(value):
             self._blocks(kind.role, value, ts, where)
         else:
@@ -761,7 +970,7 @@ class SessionBuilder:
                                 ts, where)[0]
 
     def _tool_result(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
-        content = self.c.to_text(first_present(record, kind.content))
+        content = self.c.to_text(self.c.read(record, kind.content))
         self._emit_result(first_present(record, kind.result_link), content, read_ok(record, kind.ok), ts, where,
                           name=first_present(record, kind.tool_name))
 
@@ -769,31 +978,80 @@ class SessionBuilder:
         call_id = self._tool_call(record, kind, ts, where)
         if call_id is None:
             return
-        content = self.c.to_text(first_present(record, kind.content))
+        content = self.c.to_text(self.c.read(record, kind.content))
         if content is None:
             return
-        self._emit_result(None, content, read_ok(record, kind.ok), ts, where, exact=call_id)
+        result_ts = self._read_time(record, kind.result_timestamp, where) if kind.result_timestamp else None
+        self._emit_result(None, content, read_ok(record, kind.ok), result_ts or ts, where, exact=call_id)
+
+    def _entries(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
+        self._steps(self._entry_steps(record, kind.emit, kind.text_role, ts, where), where)
+
+    def _entry_steps(self, record: dict, entries: list[Entry], role: str, ts: str | None, where: Where) -> list[Step]:
+        """What a list of entries writes from one raw record, in order; an entry whose field (or
+        list) holds nothing writes nothing."""
+        c = self.c
+        steps: list[Step] = []
+        for entry in entries:
+            block = entry.block
+            if block.kind == "skip":
+                continue
+            if entry.each:
+                found = first_present(record, entry.each)
+                items = found if isinstance(found, list) else list(found.values()) if isinstance(found, dict) else []
+            else:
+                items = [record]
+            text_role = entry.role or role
+            for item in items:
+                if not isinstance(item, dict):
+                    continue
+                at = (self._read_time(item, entry.timestamp, where) if entry.timestamp else None) or ts
+                result_at = (self._read_time(item, entry.result_timestamp, where) if entry.result_timestamp
+                             else None) or at
+                if block.kind in ("text", "reasoning", "tool_result", "tool_exchange") or (
+                        block.kind == "placeholder" and block.field):
+                    value = c.read(item, block.field)
+                    if block.kind in ("text", "reasoning", "placeholder") and not holds(value):
+                        continue
+                    if block.kind == "text" and c.is_block_list(value):
+                        steps.extend(Step(*c.block_of(sub), sub, text_role, at, result_at) for sub in value)
+                        continue
+                if block.kind in ("tool_call", "tool_exchange") and not holds(first_present(item, block.tool_name)):
+                    continue
+                if block.kind == "tool_result" and not holds(c.read(item, block.field)) \
+                        and not holds(first_present(item, block.result_link)):
+                    continue
+                steps.append(Step(block.kind, block, item, text_role, at, result_at))
+        return steps
 
     def _blocks(self, role: str, blocks: list, ts: str | None, where: Where) -> None:
+        block_of = self.c.block_of
+        self._steps([Step(*block_of(item), item, role, ts, ts) for item in blocks], where)
+
+    def _steps(self, steps: list[Step], where: Where) -> None:
+        """Write blocks in order: consecutive texts of one role and time join into one record,
+        consecutive calls of one time into one assistant record, each followed by the results of
+        the exchanges among them; reasoning and results are records of their own."""
         c = self.c
         texts: list[str] = []
+        text_at: tuple[str, str | None] = ("", None)  # the role and time of the texts held
         calls: list[tuple[Any, Any, dict]] = []
-        outputs: list[tuple[int, str | None, bool | None]] = []  # exchange blocks: (call index, output, ok)
+        calls_at: list[str | None] = [None]
+        outputs: list[tuple[int, str | None, bool | None, str | None]] = []  # exchanges: (call, output, ok, time)
 
         def flush() -> None:
             if texts:
-                self._emit_text(role, "\n".join(texts), ts, where)
+                self._emit_text(text_at[0], "\n".join(texts), text_at[1], where)
                 texts.clear()
             if calls:
-                ids = self._emit_calls(list(calls), ts, where)
+                ids = self._emit_calls(list(calls), calls_at[0], where)
                 calls.clear()
-                for index, content, ok in outputs:
+                for index, content, ok, result_ts in outputs:
                     if ids[index] is not None and content is not None:
-                        self._emit_result(None, content, ok, ts, where, exact=ids[index])
+                        self._emit_result(None, content, ok, result_ts, where, exact=ids[index])
                 outputs.clear()
 
-        for item in blocks:
-            name, block = c.block_of(item)
+        for name, block, item, role, ts, result_ts in steps:
             if block is None:
                 self._unknown(c.unknown_blocks, where, f"unknown block type {name!r}",
                               f"unknown content block type {name!r}; add it to blocks.types in the "
@@ -802,24 +1060,27 @@ class SessionBuilder:
             if block.kind == "skip":
                 self.stats.skip(f"block type {name!r} (skipped by the mapping)", where)
             elif block.kind in ("text", "placeholder"):
-                if calls:
+                if calls or (texts and text_at != (role, ts)):
                     flush()
-                text = block.text if block.kind == "placeholder" else c.to_text(first_present(item, block.field))
+                text = block.text if block.kind == "placeholder" else c.to_text(c.read(item, block.field))
                 if text:
                     texts.append(text)
+                    text_at = (role, ts)
             elif block.kind == "reasoning":
                 flush()
-                self._emit_text("reasoning", c.to_text(first_present(item, block.field)), ts, where)
+                self._emit_text("reasoning", c.to_text(c.read(item, block.field)), ts, where)
             elif block.kind in ("tool_call", "tool_exchange"):
-                if texts:
+                if texts or (calls and calls_at[0] != ts):
                     flush()
                 args = normalise_args(first_present(item, block.args), block.args_key)
                 calls.append((first_present(item, block.call_id), first_present(item, block.tool_name), args))
+                calls_at[0] = ts
                 if block.kind == "tool_exchange":  # the output follows once the calls beside it are written
-                    outputs.append((len(calls) - 1, c.to_text(first_present(item, block.field)), read_ok(item, block.ok)))
+                    outputs.append((len(calls) - 1, c.to_text(c.read(item, block.field)), read_ok(item, block.ok),
+                                    result_ts))
             elif block.kind == "tool_result":
                 flush()
-                content = c.to_text(first_present(item, block.field))
+                content = c.to_text(c.read(item, block.field))
                 self._emit_result(first_present(item, block.result_link), content, read_ok(item, block.ok), ts, where,
                                   name=first_present(item, block.tool_name))
         flush()
@@ -827,6 +1088,11 @@ class SessionBuilder:
     # -- output --------------------------------------------------------------------------------
     def finish(self) -> list[dict]:
         """The session's trajectory-v1 records, meta first; raises SessionFailed or SessionSkipped."""
+        if self.buffer is not None:
+            self._replay()
+        if self.c.closing and self.first_record is not None:
+            where = Where(self.key, 0)
+            self._steps(self._entry_steps(self.first_record, self.c.closing, "assistant", None, where), where)
         if self.offload is not None:
             self.offload.settle()
         if not self.records:
@@ -880,7 +1146,7 @@ class SessionBuilder:
             return from_mtime(self.mtime)
         if c.ts_fallback == "field" and self.fallback_value not in (MISSING, None):
             try:
-                return to_iso(self.fallback_value, c.ts_format, c.ts_layout, c.ts_zone)
+                return to_iso(self.fallback_value, c.ts_format, c.ts_layout, self.zone)
             except TimestampError as exc:
                 raise SessionFailed(f"session {self.key}: fallback timestamp: {exc}") from exc
         raise SessionFailed(

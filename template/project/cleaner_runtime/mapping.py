@@ -7,7 +7,7 @@ with a JSON Schema before rendering, so this module only fills gaps and never se
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, NamedTuple
 
 DEFAULTS: dict[str, Any] = {
     "source_profile": "generic",
@@ -17,8 +17,10 @@ DEFAULTS: dict[str, Any] = {
         "include": ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "*.ndjson.gz"],
         "invalid_lines": "skip",
         "document_key": None,
+        "children": [],
     },
-    "session": {"by": "file", "field": None, "missing": "fail"},
+    "session": {"by": "file", "field": None, "missing": "fail", "order_by": [], "tree": None,
+                "opening": [], "closing": []},
     "timestamps": {
         "fields": ["timestamp"],
         "format": "auto",
@@ -26,6 +28,7 @@ DEFAULTS: dict[str, Any] = {
         "timezone": "UTC",
         "fallback": "none",
         "fallback_field": None,
+        "timezone_field": [],
     },
     "meta": {"cwd": [], "git_branch": [], "model": []},
     "unknown_kinds": "fail",
@@ -42,7 +45,63 @@ DEFAULTS: dict[str, Any] = {
     },
 }
 
-Path = tuple[str | int, ...]
+
+class Select(NamedTuple):
+    """A path element that picks the first item of a list whose ``field`` holds ``value``: lists of
+    name/value pairs (OpenTelemetry attributes, HTTP headers) read as ``[attributes, {key: x}, value]``."""
+
+    field: str
+    value: Any
+
+    def __str__(self) -> str:
+        return f"[{self.field}={self.value}]"
+
+
+Path = tuple[str | int | Select, ...]
+MISSING: Any = object()  # what get_path finds where a path leads nowhere
+
+
+def get_path(record: Any, path: tuple) -> Any:
+    node = record
+    for key in path:
+        if node.__class__ is dict and key.__class__ is str:  # the common case, one lookup
+            node = node.get(key, MISSING)
+            if node is MISSING:
+                return MISSING
+        elif key.__class__ is Select:
+            node = _selected(node, key)
+            if node is MISSING:
+                return MISSING
+        elif isinstance(node, dict):
+            if key in node:
+                node = node[key]
+            elif isinstance(key, int) and str(key) in node:
+                node = node[str(key)]
+            else:
+                return MISSING
+        elif isinstance(node, list) and isinstance(key, int) and -len(node) <= key < len(node):
+            node = node[key]
+        else:
+            return MISSING
+    return node
+
+
+def _selected(node: Any, select: Select) -> Any:
+    """The first item of a list whose ``select.field`` holds ``select.value``."""
+    if isinstance(node, list):
+        for item in node:
+            if isinstance(item, dict) and select.field in item and same_value(item[select.field], select.value):
+                return item
+    return MISSING
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equality that keeps True apart from 1 and "1" apart from 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b
 
 
 def _index(part: str) -> bool:
@@ -54,7 +113,7 @@ def compile_path(path: str | list) -> Path:
     """A dotted string or a list of keys, as a tuple; numeric dotted segments index lists."""
     if isinstance(path, str):
         return tuple(int(part) if _index(part) else part for part in path.split("."))
-    return tuple(path)
+    return tuple(Select(*next(iter(part.items()))) if isinstance(part, dict) else part for part in path)
 
 
 def compile_paths(paths: Any) -> tuple[Path, ...]:

@@ -12,8 +12,10 @@ reported instead of being handed to code that walks them recursively.
 
 from __future__ import annotations
 
+import csv
 import fnmatch
 import gzip
+import io
 import json
 import os
 import zlib
@@ -215,6 +217,8 @@ def _record_list_at(document: dict, records_path: tuple | None) -> tuple[list | 
                 node = node[key]
             else:
                 return None, f"input.records_path {'.'.join(map(str, records_path))!r} not found"
+        if isinstance(node, dict) and node and all(isinstance(value, dict) for value in node.values()):
+            return list(node.values()), ""  # an object of records by id (a conversation's node map)
         if not isinstance(node, list):
             return None, f"input.records_path {'.'.join(map(str, records_path))!r} is not a list"
         return node, ""
@@ -250,7 +254,9 @@ def read_records(
         fallback = False
         if kind == "auto":
             kind, fallback = _detect(item.path, limits)
-        if kind == "jsonl" and records_path and records_path[0] == STAR:
+        if kind in TABLES:
+            yield from _read_table(item.path, name, TABLES[kind], limits)
+        elif kind == "jsonl" and records_path and records_path[0] == STAR:
             yield from _read_jsonl_elements(item.path, name, limits, records_path[1:], document_key)
         elif kind == "jsonl":
             yield from _read_jsonl(item.path, name, limits)
@@ -259,6 +265,60 @@ def read_records(
     except (OSError, EOFError, zlib.error) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{exc.__class__.__name__}: {exc}"
         raise InputError(f"{name}: cannot read ({reason}); fix or remove the file") from exc
+
+
+TABLES = {"csv": ",", "tsv": "\t"}  # tabular containers and their delimiters
+
+
+def _table_kind(path: Path) -> str | None:
+    """``csv``/``tsv`` for a file named so (also gzipped), else None."""
+    suffixes = [s.lower() for s in path.suffixes[-2:]]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    return suffixes[-1][1:] if suffixes and suffixes[-1][1:] in TABLES else None
+
+
+def _read_table(path: Path, name: str, delimiter: str, limits: Limits) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
+    """One record a row, keyed by the header row's column names; empty cells are left out.
+
+    Rows are numbered by the physical line they start on, so that a message names the line a
+    person finds in an editor even when a quoted cell spans several lines."""
+    with _open_bytes(path) as stream, io.TextIOWrapper(stream, encoding="utf-8-sig", newline="") as text:
+        rows = csv.reader(_counted_lines(text, limits), delimiter=delimiter)
+        try:
+            header = next(rows, None)
+        except csv.Error as exc:
+            yield BadLine(Where(name, 1), f"the header row cannot be read ({exc})")
+            return
+        if not header:
+            return
+        columns = [column.strip() for column in header]
+        line = rows.line_num + 1
+        try:
+            for row in rows:
+                where = Where(name, line)
+                line = rows.line_num + 1
+                if not any(cell.strip() for cell in row):
+                    continue
+                if len(row) > len(columns):
+                    yield BadLine(where, f"{len(row)} cells where the header names {len(columns)} columns")
+                    continue
+                yield where, {column: cell for column, cell in zip(columns, row, strict=False) if cell != ""}
+        except csv.Error as exc:
+            yield BadLine(Where(name, line), f"invalid {'TSV' if delimiter == chr(9) else 'CSV'} row ({exc})")
+        except UnicodeDecodeError as exc:
+            yield BadLine(Where(name, line), f"invalid UTF-8 ({exc.reason})")
+
+
+def _counted_lines(text: io.TextIOWrapper, limits: Limits) -> Iterator[str]:
+    """The lines of a table, each refused past the line limit (a cell never loads unbounded)."""
+    while True:
+        line = text.readline(limits.line_bytes)
+        if not line:
+            return
+        if len(line) >= limits.line_bytes and not line.endswith("\n"):
+            raise csv.Error(f"a line longer than {_mb(limits.line_bytes)}")
+        yield line
 
 
 def _detect(path: Path, limits: Limits) -> tuple[str, bool]:
@@ -270,6 +330,9 @@ def _detect(path: Path, limits: Limits) -> tuple[str, bool]:
     first line that is some other whole value (``[{...}, {...}]`` on one line) is tried as a
     document first and read line by line if the whole file is not one.
     """
+    table = _table_kind(path)
+    if table is not None:
+        return table, False
     with _open_bytes(path) as stream:
         line = b""
         try:
@@ -424,7 +487,9 @@ def _read_document(
         yield from _read_elements(document, name, records_path, limits, document_key, deep)
         return
     envelope = None
-    if isinstance(document, dict):
+    if records_path == (WHOLE,):  # the document is the one record (a run tree's root run)
+        records = [document]
+    elif isinstance(document, dict):
         records, problem, found = _find_record_list(document, records_path)
         if records is None:
             yield BadLine(Where(name, 0), problem)
@@ -455,6 +520,7 @@ def _records(records: list, name: str, envelope: dict | None, document_key: str 
 
 
 STAR = "*"  # in input.records_path: each element of the list (or value of the object) at that point
+WHOLE = "$"  # input.records_path: the whole document is one record
 
 
 def _read_elements(document: Any, name: str, records_path: tuple, limits: Limits, document_key: str | None,

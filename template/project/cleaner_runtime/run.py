@@ -32,6 +32,7 @@ from .convert import MAX_SESSION_MB, Converter, Privacy, SessionBuilder, Session
 from .mapping import compile_path, compile_paths, with_defaults
 from .offload import Helpers, Offload
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
+from .trees import flatten_children
 from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
 
 HOOKS_API = 1
@@ -120,6 +121,7 @@ class Cleaner:
         settings = self.mapping["input"]
         records_path = settings.get("records_path")
         path = compile_path(records_path) if records_path else None
+        children = compile_paths(settings.get("children"))
         for entry in read_records(item, settings["container"], path, self.limits, settings.get("document_key")):
             if isinstance(entry, BadLine):
                 if settings["invalid_lines"] == "fail":
@@ -128,7 +130,12 @@ class Cleaner:
                 outcome.skipped[reason] += 1
                 outcome.examples.setdefault(reason, str(entry.where))
                 continue
-            yield entry
+            if children:  # records nested in records (input.children): each followed by its children
+                where = entry[0]
+                for record in flatten_children(entry[1], children):
+                    yield where, record
+            else:
+                yield entry
 
     # -- one session, in three steps, so that sessions grouped across files can be fed record by record
     def start(self, job: Job) -> Session:
