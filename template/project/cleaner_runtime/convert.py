@@ -215,7 +215,7 @@ class Join:
                 if isinstance(part, str):
                     out.append(part)
                     continue
-                text = to_text(first_present(record, part[0]))
+                text = to_text(first_present(record, part))
                 if not text:
                     return None  # a placeholder with nothing to say leaves its piece out
                 out.append(text)

@@ -17,6 +17,11 @@ Verdicts come from two layers:
 * extra rules the schema cannot express (file encoding, one compact object per
   line, meta first, real timestamps, tool-call links, ...), each with a stable
   rule id; see ``RULES``.
+
+Each rule says where it comes from (``RULE_ORIGINS``): the schema, Lerim's
+rules for custom trace folders (the seed), or Letta's runtime validator
+(``validateTranscript``). Whatever Letta's validator rejects is an error here;
+``BEYOND_LETTA`` names the rules that can also fail a file Letta accepts.
 """
 
 import datetime as _dt
@@ -65,12 +70,13 @@ RULES: dict[str, str] = {
     "blank-line": "no blank or whitespace-only lines",
     "json": "each line is one complete JSON value (no NaN/Infinity)",
     "duplicate-key": "no object repeats a key",
-    "compact-line": "no whitespace outside strings (compact, LF line endings)",
+    "line-break": "no carriage return inside a line (Python's text readers end the line there)",
+    "compact-line": "compact lines: no whitespace outside strings, LF line endings (warning: readers accept it)",
     "empty-file": "the file holds at least one record",
     "schema": "the trajectory-v1 JSON Schema, applied to the whole file as a list",
     "meta-first": "line 1 is the meta record",
     "meta-once": "no other line is a meta record",
-    "meta-source": "the meta record names its source (warning when only whitespace)",
+    "meta-source": "the meta record names its source: a non-empty string that is not only whitespace",
     "timestamp": "every non-meta record has a real ISO-8601 instant with a zone, ASCII digits only",
     "timestamp-order": "timestamps never go backwards (warning)",
     "assistant-content": "assistant content is null exactly when tool_calls is present, else non-empty text",
@@ -78,11 +84,63 @@ RULES: dict[str, str] = {
     "duplicate-call-id": "tool call ids are unique within the file",
     "tool-link": "each tool record answers an earlier tool call",
     "duplicate-result": "each tool call has at most one result (warning)",
-    "no-user": "the session has a user record (warning; Letta's runtime rejects sessions without one)",
-    "no-assistant": "the session has an assistant record (warning; Letta's runtime rejects sessions without one)",
+    "no-user": "the session has a user record (Letta's runtime validator rejects a session without one)",
+    "no-assistant": "the session has an assistant record (Letta's runtime validator rejects a session without one)",
 }
 #: Rules reported as warnings (they fail a file only under --strict).
-WARNING_RULES = frozenset({"timestamp-order", "duplicate-result", "no-user", "no-assistant"})
+WARNING_RULES = frozenset({"compact-line", "timestamp-order", "duplicate-result"})
+#: Rules that Letta's runtime validator does not require of a partial transcript (its
+#: ``validateTranscript(records, {partial: true})``): warnings when a validator is made with ``partial=True``.
+PARTIAL_RULES = frozenset({"no-user", "no-assistant"})
+
+#: Where each rule comes from:
+#: ``schema``: the trajectory-v1 JSON Schema; ``seed``: Lerim's rules for custom trace folders (one
+#: compact JSON object per line, record 0 is the only meta, a named source, ISO-8601 timestamps, tool
+#: results after their calls, ...); ``Letta``: Letta's runtime validator (``validateTranscript`` in
+#: @letta-ai/trajectory, which its normaliser runs on every transcript it writes); ``JSON``: RFC 8259;
+#: ``cleaner``: advice of trajectory-cleaner's own, reported as a warning only.
+RULE_ORIGINS: dict[str, tuple[str, ...]] = {
+    "unreadable": ("seed",),
+    "bom": ("seed", "JSON"),
+    "utf8": ("seed", "JSON"),
+    "blank-line": ("seed",),
+    "json": ("seed", "JSON"),
+    "duplicate-key": ("JSON",),
+    "line-break": ("seed",),
+    "compact-line": ("seed",),
+    "empty-file": ("schema", "Letta"),
+    "schema": ("schema", "Letta"),
+    "meta-first": ("seed", "Letta"),
+    "meta-once": ("seed", "Letta"),
+    "meta-source": ("schema", "seed", "Letta"),
+    "timestamp": ("schema", "seed", "Letta"),
+    "timestamp-order": ("seed",),
+    "assistant-content": ("schema", "seed", "Letta"),
+    "args-object": ("seed", "Letta"),
+    "duplicate-call-id": ("Letta",),
+    "tool-link": ("seed", "Letta"),
+    "duplicate-result": ("cleaner",),
+    "no-user": ("Letta",),
+    "no-assistant": ("Letta",),
+}
+#: The rules that can fail a file Letta's validator accepts (reading each non-empty line as JSON,
+#: then ``validateTranscript``): all or part of what they check comes from the seed or JSON alone.
+#: Every other rule only ever fails files that Letta's validator rejects as well.
+BEYOND_LETTA = frozenset({
+    "unreadable",       # Letta never sees a file that cannot be read
+    "utf8",             # its reader replaces undecodable bytes with U+FFFD
+    "blank-line",       # its reader skips empty lines
+    "duplicate-key",    # JSON.parse keeps the last value of a repeated key
+    "line-break",       # JSON.parse takes a carriage return for whitespace
+    "compact-line",     # (a warning)
+    "meta-first",       # it accepts a transcript without a meta record (one elsewhere it rejects)
+    "meta-source",      # it accepts a source of only whitespace (an empty one it rejects)
+    "timestamp",        # it checks the pattern only: it accepts 2026-02-30T25:00:00Z
+    "timestamp-order",  # (a warning)
+    "tool-link",        # it accepts a result that comes before its call in the file (an orphan it rejects)
+    "duplicate-result",  # (a warning)
+})
+_LETTA = "Letta's runtime validator (validateTranscript)"
 
 
 @dataclass(frozen=True)
@@ -848,12 +906,16 @@ class TrajectoryValidator:
     ``mode`` says how the schema verdict is computed: "compiled" (the fast
     path; ``fallback_nodes`` counts subschemas handed to jsonschema per record)
     or "whole-list jsonschema" (the schema uses something the compiler cannot
-    take apart safely).
+    take apart safely). ``partial`` accepts a session without a user or an
+    assistant record with a warning, as Letta's ``validateTranscript(records,
+    {partial: true})`` does; by default, as Letta's runtime checks a whole
+    transcript, each is an error.
     """
 
-    def __init__(self, schema: dict):
+    def __init__(self, schema: dict, partial: bool = False):
         _check_schema(schema, "schema")
         self.schema = schema
+        self.partial = partial
         cls = jsonschema.validators.validator_for(schema)
         self._jsv = cls(schema)
         bundled = _bundled_schema()
@@ -1007,7 +1069,7 @@ class TrajectoryValidator:
                             "the file has no records; a trajectory needs at least the meta record "
                             '{"role":"meta","source":"<agent>"} on line 1')]
         problems = self._schema_problems(records, lines)
-        problems.extend(_extra_rules(records, lines, complete))
+        problems.extend(_extra_rules(records, lines, complete, self.partial))
         return _sorted(problems)
 
 
@@ -1066,7 +1128,9 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 _META_EXAMPLE = '{"role":"meta","source":"<agent>"}'
 
 
-def _extra_rules(records: list, lines: Sequence[int], complete: bool = True) -> list[Problem]:
+def _extra_rules(records: list, lines: Sequence[int], complete: bool = True, partial: bool = False) -> list[Problem]:
+    """The rules the schema cannot express. With ``partial`` (Letta's ``{partial: true}``), a session
+    without a user or an assistant record is only a warning."""
     problems: list[Problem] = []
     add = problems.append
     call_lines: dict[str, int] = {}
@@ -1100,8 +1164,8 @@ def _extra_rules(records: list, lines: Sequence[int], complete: bool = True) -> 
                             "the meta record needs a non-empty source (your agent or workflow name)"))
             elif isinstance(source, str) and not source.strip():
                 add(Problem(line, "meta-source",
-                            "the meta record's source is only whitespace; name your agent or workflow",
-                            "warning"))
+                            "the meta record's source is only whitespace; it must name your agent or workflow "
+                            "(Lerim's trace-folder rules), e.g. \"support-agent\""))
             continue
         if line == 1:
             what = f"a {_short(role, 30)} record" if isinstance(role, str) else "a record without a role"
@@ -1164,14 +1228,15 @@ def _extra_rules(records: list, lines: Sequence[int], complete: bool = True) -> 
         return problems  # a line that could not be read may hold what looks missing
     if meta_line is None and not meta_first_reported:
         add(Problem(None, "meta-first", f"the file has no meta record; put {_META_EXAMPLE} on line 1"))
+    severity = "warning" if partial else "error"
     if not has_user:
         add(Problem(None, "no-user",
-                    "the session has no user record; Letta's runtime rejects sessions without one — "
-                    "add the request or trigger that started the run", "warning"))
+                    f"the session has no user record, which {_LETTA} rejects (\"Transcript must contain at "
+                    "least one user record\"); add the request or trigger that started the run", severity))
     if not has_assistant:
         add(Problem(None, "no-assistant",
-                    "the session has no assistant record; Letta's runtime rejects sessions without one",
-                    "warning"))
+                    f"the session has no assistant record, which {_LETTA} rejects (\"Transcript must contain "
+                    "at least one assistant record\"); add the agent's reply or tool calls", severity))
     return problems
 
 
@@ -1335,13 +1400,21 @@ def check_file(path: "str | os.PathLike[str]", validator: TrajectoryValidator) -
             problems.append(Problem(number, "duplicate-key",
                                     f"key {names} appears twice in one object; keep only one"))
         if not _is_compact(text):
-            if text.endswith("\r"):
-                message = ("the line ends with a carriage return (CRLF); write \\n line endings "
-                           "(open the output with newline=\"\\n\")")
+            if "\r" in text[:-1]:  # JSON strings cannot hold a raw CR: this one is outside them
+                problems.append(Problem(number, "line-break",
+                                        "a carriage return inside the line; Python's text readers end the line "
+                                        "there, so the record is no longer on one line (Lerim cites evidence by "
+                                        "line number) — write compact JSON with \\n line endings only"))
+            elif text.endswith("\r"):
+                problems.append(Problem(number, "compact-line",
+                                        "the line ends with a carriage return (CRLF); JSON-lines readers accept it, "
+                                        "but write \\n line endings (open the output with newline=\"\\n\")",
+                                        "warning"))
             else:
-                message = ("whitespace outside strings; write compact JSON, e.g. "
-                           "json.dumps(record, separators=(\",\", \":\"), ensure_ascii=False)")
-            problems.append(Problem(number, "compact-line", message))
+                problems.append(Problem(number, "compact-line",
+                                        "whitespace outside strings (JSON-lines readers accept it, but Lerim asks "
+                                        "for one compact object per line); write e.g. json.dumps(record, "
+                                        "separators=(\",\", \":\"), ensure_ascii=False)", "warning"))
         records.append(record)
         lines.append(number)
     if non_blank == 0:
