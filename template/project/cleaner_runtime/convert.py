@@ -257,6 +257,7 @@ class Kind:
     reasoning: tuple = ()  # tool_call / tool_exchange: the thought written before the call (ReAct `log`)
     result_timestamp: tuple = ()  # tool_exchange: the result's own time
     emit: list[Entry] = field(default_factory=list)  # several records from one raw record, in order
+    same: list[tuple[tuple, tuple]] = field(default_factory=list)  # pairs of paths whose values must be equal
     handler: str = ""  # the SessionBuilder method for this role
 
     def __post_init__(self) -> None:
@@ -293,6 +294,7 @@ class Kind:
             reasoning=compile_paths(spec.get("reasoning")),
             result_timestamp=compile_paths(spec.get("result_timestamp")),
             emit=[Entry.compile(entry) for entry in spec.get("emit") or []],
+            same=[(compile_path(a), compile_path(b)) for a, b in (spec.get("same") or {}).items()],
         )
 
     def matches(self, record: dict) -> bool:
@@ -305,6 +307,10 @@ class Kind:
                 return False
         for path in self.lacks:
             if get_path(record, path) not in (MISSING, None):
+                return False
+        for path, other in self.same:  # a record that repeats another field (a ticket's first comment)
+            value = get_path(record, path)
+            if not holds(value) or not same_value(value, get_path(record, other)):
                 return False
         return True
 
@@ -517,6 +523,7 @@ class Converter:
                     presence.append(path)
         self.presence = presence
         self.kind_cache: dict[tuple, Kind | None] = {}
+        self.cacheable = not any(kind.same for kind in self.kinds)  # `same` compares values the key lacks
 
     def classify(self, record: dict) -> Kind | None:
         key = self._kind_key(record)
@@ -531,6 +538,8 @@ class Converter:
 
     def _kind_key(self, record: dict) -> tuple | None:
         """What ``classify_uncached`` looks at, as a hashable key; None when a value is a structure."""
+        if not self.cacheable:
+            return None
         parts: list[Any] = []
         for path in self.discriminators:
             value = get_path(record, path)
