@@ -261,7 +261,7 @@ class Inferrer:
                                                "kinds not seen in the samples fail loudly rather than vanish")
         mapping["blocks"] = self.blocks_section
         mapping["tools"] = self.tools()
-        mapping["sessions"] = {"without_user": "keep", "without_assistant": "keep"}
+        mapping["sessions"] = {"without_user": "skip", "without_assistant": "skip"}
         mapping["privacy"] = {"redact": True, "personal_data": False, "drop_fields": [], "extra_patterns": {},
                               "allowlist": [], "truncate": {"tool": 20000, "other": 50000}}
         mapping["source_profile"] = self.source_profile(mapping)

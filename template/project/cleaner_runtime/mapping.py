@@ -7,6 +7,7 @@ with a JSON Schema before rendering, so this module only fills gaps and never se
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any, NamedTuple
 
 DEFAULTS: dict[str, Any] = {
@@ -34,7 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "unknown_kinds": "fail",
     "blocks": {"type_field": "type", "types": {}, "by_key": {}, "unknown": "fail"},
     "tools": {"error_prefix": "", "orphan_results": "skip"},
-    "sessions": {"without_user": "keep", "without_assistant": "keep"},
+    "sessions": {"without_user": "skip", "without_assistant": "skip"},
     "privacy": {
         "redact": True,
         "personal_data": False,
@@ -57,7 +58,17 @@ class Select(NamedTuple):
         return f"[{self.field}={self.value}]"
 
 
-Path = tuple[str | int | Select, ...]
+class Const(NamedTuple):
+    """A path that is a fixed value rather than a place (``{value: bash}``): a tool name the format
+    never writes because every call goes to one tool."""
+
+    value: Any
+
+    def __str__(self) -> str:
+        return f"{{value: {self.value!r}}}"
+
+
+Path = tuple[str | int | Select | Const, ...]
 MISSING: Any = object()  # what get_path finds where a path leads nowhere
 
 
@@ -72,6 +83,10 @@ def get_path(record: Any, path: tuple) -> Any:
             node = _selected(node, key)
             if node is MISSING:
                 return MISSING
+        elif key.__class__ is Const:
+            return key.value
+        elif node.__class__ is str:  # a JSON document inside a string (OpenTelemetry message attributes)
+            return _get_through_strings(record, path)
         elif isinstance(node, dict):
             if key in node:
                 node = node[key]
@@ -84,6 +99,34 @@ def get_path(record: Any, path: tuple) -> Any:
         else:
             return MISSING
     return node
+
+
+def _get_through_strings(record: Any, path: tuple) -> Any:
+    """``get_path`` for a path that runs into a string: the rest of the path is read inside the
+    JSON the string holds (the slow path, apart so that the common one stays one loop)."""
+    node = record
+    for at, key in enumerate(path):
+        if node.__class__ is str:
+            node = _decoded(node)
+            if node is MISSING:
+                return MISSING
+            return get_path(node, path[at:])
+        node = get_path(node, (key,))
+        if node is MISSING:
+            return MISSING
+    return node
+
+
+def _decoded(text: str) -> Any:
+    """The JSON object or list a string holds, else MISSING: a path goes on into such a string."""
+    stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")):
+        return MISSING
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return MISSING
+    return value if isinstance(value, (dict, list)) else MISSING
 
 
 def _selected(node: Any, select: Select) -> Any:
@@ -111,6 +154,8 @@ def _index(part: str) -> bool:
 
 def compile_path(path: str | list) -> Path:
     """A dotted string or a list of keys, as a tuple; numeric dotted segments index lists."""
+    if isinstance(path, dict):
+        return (Const(path["value"]),)
     if isinstance(path, str):
         return tuple(int(part) if _index(part) else part for part in path.split("."))
     return tuple(Select(*next(iter(part.items()))) if isinstance(part, dict) else part for part in path)
@@ -124,7 +169,7 @@ def compile_paths(paths: Any) -> tuple[Path, ...]:
     """
     if paths is None:
         return ()
-    if isinstance(paths, str):
+    if isinstance(paths, (str, dict)):
         return (compile_path(paths),)
     return tuple(compile_path(item) for item in paths)
 

@@ -533,6 +533,8 @@ def _read_elements(document: Any, name: str, records_path: tuple, limits: Limits
             outer = outer[key]
         elif isinstance(outer, dict) and isinstance(key, int) and str(key) in outer:
             outer = outer[str(key)]
+        elif isinstance(outer, list) and isinstance(key, int) and -len(outer) <= key < len(outer):
+            outer = outer[key]
         else:
             yield BadLine(Where(name, 0), f"input.records_path {_dotted(records_path)!r}: "
                           f"{_dotted(records_path[:at])!r} not found")
