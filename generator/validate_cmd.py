@@ -18,14 +18,20 @@ from types import ModuleType
 DESCRIPTION = """\
 Check trajectory-v1 JSONL files (or folders of them, searched recursively for *.jsonl) and
 say exactly why Lerim would skip a file: the trajectory-v1 JSON Schema applied to the whole
-file, plus the rules it cannot express (UTF-8 without BOM, one compact JSON object per line,
-no blank lines or duplicate keys, meta first and only once, real ISO-8601 timestamps with a
-zone, assistant content null exactly when tool_calls is present, args a string holding a JSON
-object, unique tool call ids, each tool result after its call).
+file, plus the rules it cannot express (UTF-8 without BOM, one JSON object per line, no blank
+lines or duplicate keys, meta first and only once, a source that names the agent, real ISO-8601
+timestamps with a zone, assistant content null exactly when tool_calls is present, args a string
+holding a JSON object, unique tool call ids, each tool result after its call, a user and an
+assistant record).
 
-Every problem is printed as `path:line: rule: message`. Warnings (no user or no assistant
-record, timestamps going backwards, a second result for one call) do not fail a file unless
---strict is given.
+Every rule comes from the trajectory-v1 schema, from Lerim's rules for custom trace folders
+(the seed), or from Letta's runtime validator (validateTranscript, which Letta's normaliser runs
+on every transcript it writes); the list below gives each rule's origin. Whatever Letta's
+validator rejects is an error here, and its messages say so.
+
+Every problem is printed as `path:line: rule: message`. Warnings (lines that are not compact but
+that JSON-lines readers accept, timestamps going backwards, a second result for one call) do not
+fail a file unless --strict is given.
 
 The schema is the one Lerim uses: --schema FILE if given, else the normalizer's copy under the
 Lerim data dir ([data] dir in $LERIM_CONFIG or ~/.lerim/config.toml, default ~/.lerim), else
@@ -37,10 +43,31 @@ examples:
   trajectory-cleaner validate run-001.jsonl run-002.jsonl --strict
   trajectory-cleaner validate ./clean --schema trajectory-v1.schema.json --json > report.json
 
-rule ids (warnings marked *):
-  unreadable bom utf8 blank-line json duplicate-key compact-line empty-file schema meta-first
-  meta-once meta-source timestamp timestamp-order* assistant-content args-object
-  duplicate-call-id tool-link duplicate-result* no-user* no-assistant*
+rules (* warning; origin: schema = the trajectory-v1 JSON Schema, seed = Lerim's custom trace
+folder rules, Letta = Letta's runtime validator validateTranscript, JSON = RFC 8259,
+cleaner = trajectory-cleaner's own advice):
+  unreadable          seed                 the file can be read
+  bom                 seed, JSON           UTF-8 without a byte order mark
+  utf8                seed, JSON           valid UTF-8
+  blank-line          seed                 no blank padding lines
+  json                seed, JSON           one complete JSON value per line (no NaN, no trailing comma)
+  duplicate-key       JSON                 no object repeats a key
+  line-break          seed                 no carriage return inside a line
+  compact-line*       seed                 compact: no spaces outside strings, LF line endings
+  empty-file          schema, Letta        at least one record
+  schema              schema, Letta        the schema on the whole file (Letta checks the same shapes)
+  meta-first          seed, Letta          line 1 is the meta record
+  meta-once           seed, Letta          no other meta record
+  meta-source         schema, seed, Letta  source non-empty (schema, Letta), not only whitespace (seed)
+  timestamp           schema, seed, Letta  ISO-8601 with a zone (schema, Letta), a real instant (seed)
+  timestamp-order*    seed                 timestamps never go backwards
+  assistant-content   schema, seed, Letta  content null exactly when tool_calls, else non-empty text
+  args-object         seed, Letta          args a string holding a JSON object
+  duplicate-call-id   Letta                tool call ids unique in the file
+  tool-link           seed, Letta          a result answers a call (Letta) made earlier (seed)
+  duplicate-result*   cleaner              at most one result per call
+  no-user             Letta                a user record (--partial: a warning)
+  no-assistant        Letta                an assistant record (--partial: a warning)
 
 exit codes: 0 every file passes; 1 problems found; 2 usage or configuration error (missing
             path, unreadable schema); 130 interrupted
@@ -86,6 +113,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--schema", metavar="FILE", help="validate against this schema file instead of Lerim's")
     parser.add_argument("--json", action="store_true", help="print a machine-readable report on stdout")
     parser.add_argument("--strict", action="store_true", help="treat warnings as failures")
+    parser.add_argument("--partial", action="store_true",
+                        help="accept a session without a user or an assistant record, with a warning, as Letta's "
+                             "validateTranscript does with {partial: true}")
 
 
 def _error(message: str) -> int:
@@ -159,7 +189,7 @@ def _run(args: argparse.Namespace) -> int:
         return _error(str(exc))
     shown_schema = args.schema if origin == "--schema" else _shown_path(schema_path)
     try:
-        validator = rt.TrajectoryValidator(schema)
+        validator = rt.TrajectoryValidator(schema, partial=bool(getattr(args, "partial", False)))
     except rt.SchemaError as exc:
         return _error(f"{shown_schema}: {exc}")
     print(f"schema: {shown_schema} ({origin})", file=sys.stderr)
@@ -196,6 +226,7 @@ def _run(args: argparse.Namespace) -> int:
         report = {
             "ok": all_ok,
             "strict": strict,
+            "partial": validator.partial,
             "schema": {"path": str(schema_path), "origin": origin, "differs_from_bundled": validator.differs_from_bundled},
             "summary": totals,
             "files": [

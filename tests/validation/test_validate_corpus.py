@@ -41,10 +41,7 @@ def test_corpus_file_gives_expected_problems(rt, bundled_validator, expected, na
     for p in problems:
         assert p.rule in rt.RULES
         assert "\n" not in p.message and p.message.strip()
-        if p.rule in rt.WARNING_RULES:
-            assert p.severity == "warning"
-        elif p.rule != "meta-source":  # an empty source is an error, a blank one a warning
-            assert p.severity == "error"
+        assert p.severity == ("warning" if p.rule in rt.WARNING_RULES else "error")
     errors = [p for p in problems if p.severity == "error"]
     warnings = [p for p in problems if p.severity == "warning"]
     if name.startswith("valid/"):
@@ -63,10 +60,45 @@ def test_every_rule_has_a_failing_corpus_file_with_a_message_check(rt, expected)
     assert set(rt.RULES) - NOT_IN_CORPUS <= tripped
 
 
-def test_help_lists_every_rule(rt):
-    listed = validate_cmd.EPILOG.split("rule ids")[1].split("exit codes")[0].split()
-    assert {r.rstrip("*") for r in listed[3:]} == set(rt.RULES)
-    assert {r.rstrip("*") for r in listed if r.endswith("*")} == set(rt.WARNING_RULES)
+def help_rules() -> dict[str, tuple[bool, tuple[str, ...]]]:
+    """The rules `validate --help` lists: id -> (a warning?, its origins)."""
+    section = validate_cmd.EPILOG.split("\nrules (")[1].split("\nexit codes")[0]
+    listed = {}
+    for line in section.splitlines():
+        if line.startswith("  ") and not line.startswith("   "):
+            rule, origins = line[2:22].strip(), line[22:43].strip()
+            listed[rule.rstrip("*")] = (rule.endswith("*"), tuple(o.strip() for o in origins.split(",")))
+    return listed
+
+
+def test_every_rule_has_an_origin(rt):
+    assert set(rt.RULE_ORIGINS) == set(rt.RULES)
+    for rule, origins in rt.RULE_ORIGINS.items():
+        assert origins and set(origins) <= {"schema", "seed", "Letta", "JSON", "cleaner"}, rule
+        if "cleaner" in origins:  # advice of our own never fails a file by default
+            assert origins == ("cleaner",) and rule in rt.WARNING_RULES, rule
+    assert rt.BEYOND_LETTA <= set(rt.RULES) and rt.PARTIAL_RULES <= set(rt.RULES) - rt.WARNING_RULES
+    assert rt.WARNING_RULES <= rt.BEYOND_LETTA  # Letta rejects nothing that is only a warning here
+    assert all("Letta" in rt.RULE_ORIGINS[rule] for rule in rt.PARTIAL_RULES)
+
+
+def test_help_lists_every_rule_with_its_origin(rt):
+    listed = help_rules()
+    assert set(listed) == set(rt.RULES)
+    assert {rule for rule, (warning, _) in listed.items() if warning} == set(rt.WARNING_RULES)
+    assert {rule: origins for rule, (_, origins) in listed.items()} == rt.RULE_ORIGINS
+
+
+def test_readme_lists_every_rule_with_its_origin(rt):
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in text.split("| rule | severity | origin |")[1].split("\n\n")[0].splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        rows[cells[0].strip("`")] = (cells[1], tuple(o.strip() for o in cells[2].split(",")))
+    assert set(rows) == set(rt.RULES)
+    for rule, (severity, origins) in rows.items():
+        assert severity == ("warning" if rule in rt.WARNING_RULES else "error"), rule
+        assert origins == rt.RULE_ORIGINS[rule], rule
 
 
 def test_unreadable_file(rt, bundled_validator, tmp_path):
@@ -123,7 +155,7 @@ def test_command_valid_folder_passes(capsys):
 def test_command_warnings_pass_unless_strict(capsys):
     assert run_validate(str(CORPUS / "warn")) == 0
     out, _ = capsys.readouterr()
-    assert "no-user: warning:" in out
+    assert "compact-line: warning:" in out and "timestamp-order: warning:" in out
     assert run_validate(str(CORPUS / "warn"), "--strict") == 1
     out, _ = capsys.readouterr()
     assert "0 passed" in out
@@ -138,6 +170,22 @@ def test_command_fails_each_invalid_file(name, expected, capsys):
     assert f"{where}: {first[0]}" in out
     assert "1 file checked: 0 passed, 1 failed" in out
     assert "Traceback" not in err
+
+
+def test_command_partial_accepts_a_session_without_user_or_assistant(capsys):
+    """Letta's validator requires a user and an assistant record unless asked for {partial: true}."""
+    files = [str(CORPUS / "invalid" / "no-user.jsonl"), str(CORPUS / "invalid" / "no-assistant.jsonl")]
+    assert run_validate(*files) == 1
+    out, _ = capsys.readouterr()
+    assert "no-user.jsonl: no-user: the session has no user record, which Letta's runtime validator" in out
+    assert run_validate(*files, "--partial") == 0
+    out, _ = capsys.readouterr()
+    assert "no-user.jsonl: no-user: warning:" in out and "no-assistant.jsonl: no-assistant: warning:" in out
+    assert run_validate(*files, "--partial", "--strict") == 1
+    capsys.readouterr()
+    assert run_validate(*files, "--partial", "--json") == 0
+    out, _ = capsys.readouterr()
+    assert json.loads(out)["partial"] is True
 
 
 def test_command_keeps_relative_paths(monkeypatch, capsys):
