@@ -1,17 +1,23 @@
 """Crash safety: a cleaner killed at any moment leaves only complete files, and a rerun finishes.
 
-A rendered cleaner writes a folder of many sessions and is killed with SIGKILL at random moments
-(some early, most while it writes; some with --jobs 2, killing the whole process group). After
-every kill each visible file in the output folder must be byte-identical to what an uninterrupted
-run writes, or, when the folder held an older version of the results, to that older file: never a
-mix, never a partial file. The only other thing allowed is a hidden temporary file named the way
-the cleaner names them (`.<name>.<pid>-<random>.tmp`); the rerun removes those (their writer is
-dead) and completes to output byte-identical to the uninterrupted run.
+A rendered cleaner writes a folder of many sessions and is killed with SIGKILL at chosen points of
+its writing (with --jobs 1 and --jobs 2, killing the whole process group; into an empty folder and
+into one holding an older version of the results). The test decides where each kill lands: the
+writer's test-only pause (``TRAJECTORY_CLEANER_TEST_PAUSE``, see cleaner_runtime/writer.py) stops
+the cleaner at the n-th file it writes, at every stage of the atomic write in turn (before it
+begins, its temporary file just created, half-written, fully written but not renamed, renamed), and
+says where it stopped; the kill follows. After every kill each visible file in the output folder
+must be byte-identical to what an uninterrupted run writes, or, when the folder held an older
+version of the results, to that older file: never a mix, never a partial file. The only other
+thing allowed is a hidden temporary file named the way the cleaner names them
+(`.<name>.<pid>-<random>.tmp`); the rerun removes those (their writer is dead) and completes to
+output byte-identical to the uninterrupted run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import random
 import re
@@ -27,8 +33,9 @@ import pytest
 from .support import BASE, TIMEOUT, hidden_files, jsonl, run_cleaner, visible_files
 
 SESSIONS = 100
-TRIALS = 30
 TEMP = re.compile(r"\..+\.[0-9]+-[A-Za-z0-9_]+\.tmp")
+PAUSE_ENV = "TRAJECTORY_CLEANER_TEST_PAUSE"
+STAGES = ("before", "created", "partial", "written", "renamed")
 
 
 def make_input(root: Path, version: str) -> Path:
@@ -55,22 +62,99 @@ def crash_setup(projects, tmp_path_factory):
     ref_files, old_files = visible_files(reference), visible_files(old)
     assert len(ref_files) == SESSIONS and ref_files.keys() == old_files.keys()
     assert all(ref_files[k] != old_files[k] for k in ref_files)
-    return project, raw, old, ref_files, old_files, writing_time(project, raw, root / "timed")
+    return project, raw, old, ref_files, old_files
 
 
-def writing_time(project: Path, raw: Path, out: Path) -> float:
-    """How long a run spends writing (first file to exit) here and now, so kills can land inside it."""
-    spans = []
-    for _ in range(2):
-        started = time.time() - 1
+def start_paused(project: Path, raw: Path, out: Path, ready: Path, number: int, stage: str,
+                 jobs: str) -> tuple[subprocess.Popen, int, Path]:
+    """Start the cleaner so that it stops at ``stage`` of its ``number``-th write (per process) and wait
+    until it has: (the process group, the pid that stopped, the target it stopped at)."""
+    env = {**os.environ, PAUSE_ENV: f"{number}:{stage}:{ready}"}
+    log = ready.with_name("stderr.txt")
+    with log.open("wb") as stderr:
         proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
-                                 "--output", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        first_output_appears(out, proc, started)
-        began = time.monotonic()
-        proc.wait(timeout=TIMEOUT)
-        spans.append(time.monotonic() - began)
-        shutil.rmtree(out)
-    return min(spans)
+                                 "--output", str(out), "--jobs", jobs], stdout=subprocess.DEVNULL, stderr=stderr,
+                                env=env, start_new_session=True)
+    end = time.monotonic() + TIMEOUT
+    while not ready.exists():
+        if proc.poll() is not None:
+            pytest.fail(f"the cleaner exited ({proc.returncode}) without stopping at {stage} of write {number}: "
+                        f"{log.read_text(errors='replace')}")
+        if time.monotonic() > end:
+            kill_group(proc)
+            pytest.fail(f"the cleaner did not stop at {stage} of write {number} within {TIMEOUT} s")
+        time.sleep(0.01)
+    pid, target = ready.read_text(encoding="utf-8").split(" ", 1)
+    return proc, int(pid), Path(target)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=TIMEOUT)
+
+
+def temp_files_of(target: Path, pid: int) -> list[Path]:
+    """The temporary files process ``pid`` made for ``target``."""
+    return sorted(target.parent.glob(f".{target.name}.{pid}-*.tmp"))
+
+
+# Every stage, with one process and with two, into an empty folder and over older results; the write
+# the kill lands in is drawn at random (with two processes, from the first half: each of them writes
+# part of the sessions, and one of them surely reaches its n-th write when n <= SESSIONS / 2).
+_rng = random.Random(20260516)
+PLANS = [(stage, jobs, prefilled, _rng.randint(1, SESSIONS if jobs == "1" else SESSIONS // 2))
+         for stage, jobs, prefilled in itertools.product(STAGES, ("1", "2"), (False, True))]
+PLANS += [("created", "1", False, 1), ("renamed", "1", True, SESSIONS)]  # the first and the last write
+
+
+@pytest.mark.parametrize(("stage", "jobs", "prefilled", "number"), PLANS,
+                         ids=[f"{s}-of-write-{n}-jobs{j}{'-over-old' if p else ''}" for s, j, p, n in PLANS])
+def test_sigkill_mid_write_never_leaves_a_partial_file(crash_setup, tmp_path, stage, jobs, prefilled, number):
+    project, raw, old, ref_files, old_files = crash_setup
+    out = tmp_path / "out"
+    if prefilled:
+        shutil.copytree(old, out)
+    proc, pid, target = start_paused(project, raw, out, tmp_path / "ready", number, stage, jobs)
+    try:
+        # where the kill lands, checked before it does: the write stopped where it was told to
+        rel = target.relative_to(out).as_posix()
+        previous = old_files[rel] if prefilled else None
+        now = target.read_bytes() if target.exists() else None
+        temps = temp_files_of(target, pid)
+        if stage == "renamed":
+            assert now == ref_files[rel] and temps == []
+        else:
+            assert now == previous, f"{rel} changed before its write was committed"
+            if stage == "before":
+                assert temps == []
+            else:
+                assert len(temps) == 1, temps
+                data = temps[0].read_bytes()
+                if stage == "created":
+                    assert data == b""
+                elif stage == "partial":
+                    assert 0 < len(data) < len(ref_files[rel]) and ref_files[rel].startswith(data)
+                else:
+                    assert data == ref_files[rel]
+    finally:
+        kill_group(proc)
+
+    seen = visible_files(out) if out.exists() else {}
+    for name, data in seen.items():
+        allowed = [ref_files.get(name)] + ([old_files.get(name)] if prefilled else [])
+        assert data in allowed, f"{name} is partial or wrong after SIGKILL"
+    stray = hidden_files(out) if out.exists() else []
+    assert all(TEMP.fullmatch(Path(name).name) for name in stray), stray
+    if stage in ("created", "partial", "written"):
+        assert stray, "the temporary file of the killed write is left for the rerun to remove"
+
+    rerun = run_cleaner(project, "--input", str(raw), "--output", str(out))
+    assert rerun.returncode == 0, rerun.stderr
+    if stray:
+        assert f"notice: removed {len(stray)} temporary file(s)" in rerun.stderr
+    assert visible_files(out) == ref_files, "the rerun differs from an uninterrupted run"
+    assert hidden_files(out) == [], "the rerun left hidden files"
 
 
 def first_output_appears(out: Path, proc: subprocess.Popen, since: float, limit: float = 20.0) -> None:
@@ -82,59 +166,12 @@ def first_output_appears(out: Path, proc: subprocess.Popen, since: float, limit:
         time.sleep(0.005)
 
 
-def test_sigkill_at_random_moments_never_leaves_a_partial_file(crash_setup, tmp_path):
-    project, raw, old, ref_files, old_files, span = crash_setup
-    rng = random.Random(20260516)
-    killed_mid_write = leftovers_cleaned = 0
-    for trial in range(TRIALS):
-        out = tmp_path / f"out{trial}"
-        prefilled = trial % 2 == 1
-        if prefilled:
-            shutil.copytree(old, out)
-        jobs = ["--jobs", "2"] if trial % 5 == 4 else []
-        started = time.time() - 1  # file times may be coarser than the clock
-        proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
-                                 "--output", str(out), *jobs], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
-        if trial % 3 == 0:
-            time.sleep(rng.uniform(0, 0.5))  # anywhere from start-up on
-        else:
-            first_output_appears(out, proc, started)  # while it writes
-            time.sleep(rng.uniform(0, 0.9 * span))
-        finished = proc.poll() is not None
-        with contextlib.suppress(ProcessLookupError):  # it may have finished just now
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=TIMEOUT)
-
-        seen = visible_files(out) if out.exists() else {}
-        for rel, data in seen.items():
-            allowed = [ref_files.get(rel)] + ([old_files.get(rel)] if prefilled else [])
-            assert data in allowed, f"trial {trial}: {rel} is partial or wrong after SIGKILL"
-        stray = hidden_files(out) if out.exists() else []
-        assert all(TEMP.fullmatch(Path(name).name) for name in stray), f"trial {trial}: {stray}"
-        written = sum(1 for rel, data in seen.items() if data == ref_files[rel])
-        if not finished and 0 < written < SESSIONS:
-            killed_mid_write += 1
-
-        rerun = run_cleaner(project, "--input", str(raw), "--output", str(out))
-        assert rerun.returncode == 0, rerun.stderr
-        if stray:
-            leftovers_cleaned += 1
-            assert f"notice: removed {len(stray)} temporary file(s)" in rerun.stderr
-        assert visible_files(out) == ref_files, f"trial {trial}: the rerun differs from an uninterrupted run"
-        assert hidden_files(out) == [], f"trial {trial}: the rerun left hidden files"
-        shutil.rmtree(out)
-    # The kills must really have landed while files were being written, or the test proves little.
-    assert killed_mid_write >= TRIALS // 3, f"only {killed_mid_write} kills landed mid-write"
-    print(f"{killed_mid_write} kills mid-write, {leftovers_cleaned} with a temporary file left and cleaned")
-
-
 @pytest.mark.parametrize("jobs", ["1", "2"])
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 def test_an_interrupt_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs, how):
     """Ctrl-C sends SIGINT to the whole foreground process group, workers included; SIGTERM (kill,
     a service manager) reaches only the main process, which stops its workers too."""
-    project, raw, _, ref_files, _, _ = crash_setup
+    project, raw, _, ref_files, _ = crash_setup
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
                              "--output", str(out), "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -163,7 +200,7 @@ def test_an_interrupt_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs, h
 
 def test_stale_temp_files_of_live_processes_and_foreign_files_are_kept(crash_setup, tmp_path):
     """The rerun removes only its own kind of leftovers, and only when their writer is gone."""
-    project, raw, _, ref_files, _, _ = crash_setup
+    project, raw, _, ref_files, _ = crash_setup
     out = tmp_path / "out"
     (out / "team0").mkdir(parents=True)
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -183,7 +220,7 @@ def test_stale_temp_files_of_live_processes_and_foreign_files_are_kept(crash_set
 def test_a_file_that_cannot_be_written_fails_only_its_session(crash_setup, tmp_path, jobs):
     """A target that is in the way (here a folder of the output's name) fails that session with one
     line naming it; the other sessions are written and no temporary file stays behind."""
-    project, raw, _, ref_files, _, _ = crash_setup
+    project, raw, _, ref_files, _ = crash_setup
     out = tmp_path / "out"
     blocked = out / "team0" / "run-000.jsonl"
     (blocked / "inside").mkdir(parents=True)

@@ -10,6 +10,14 @@ Waiting for the disk (fsync, milliseconds per file) is the slow part of writing 
 sessions, and it releases the GIL: a ``Committer`` does the fsync and rename of each written file
 in a few background threads while the next session is cleaned, and at the end fsyncs each output
 folder once so that the renames are durable too.
+
+For tests only, ``TRAJECTORY_CLEANER_TEST_PAUSE=<n>:<stage>:<ready file>`` stops a process at a
+chosen point of its n-th write, so that a test can kill it exactly there instead of hoping a timer
+lands inside a write: ``before`` (the n-th write has not begun), ``created`` (its temporary file
+exists, empty), ``partial`` (half of its first chunk is written: a torn file), ``written`` (every
+byte is written, nothing renamed yet) or ``renamed`` (the target is in place). The process records
+``<pid> <target>`` in the ready file (the first one there only) and sleeps until it is killed.
+Unset, as in every real run, it costs one comparison per file.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import re
 import signal
 import tempfile
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -39,6 +48,53 @@ _TEMP = re.compile(r"\..+\.(?P<pid>[0-9]+)-[A-Za-z0-9_]+\.tmp")
 _MODE: list[int] = []
 # json.dumps(ensure_ascii=False, separators=(",", ":")) without building an encoder per call (writer, convert)
 json_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+PAUSE_ENV = "TRAJECTORY_CLEANER_TEST_PAUSE"
+PAUSE_STAGES = ("before", "created", "partial", "written", "renamed")
+
+
+def _pause_point(spec: str | None) -> tuple[int, str, str] | None:
+    """``<n>:<stage>:<ready file>`` -> (n, stage, ready file); None when unset or not of that form."""
+    if not spec:
+        return None
+    number, _, rest = spec.partition(":")
+    stage, _, ready = rest.partition(":")
+    if not number.isdigit() or stage not in PAUSE_STAGES or not ready:
+        return None
+    return int(number), stage, ready
+
+
+_PAUSE = _pause_point(os.environ.get(PAUSE_ENV))
+_WRITES = [0]  # write_atomic calls so far in this process (counted only under _PAUSE)
+_WRITES_LOCK = threading.Lock()
+
+
+def _pause_here(path: Path) -> None:
+    """Tell the test (once, atomically) which process stopped at which target, then wait to be killed."""
+    assert _PAUSE is not None
+    ready = _PAUSE[2]
+    note = f"{ready}.{os.getpid()}-{threading.get_ident()}"
+    with open(note, "w", encoding="utf-8") as handle:
+        handle.write(f"{os.getpid()} {path}")
+    with contextlib.suppress(OSError):  # another process (--jobs) stopped first: its note stands
+        os.link(note, ready)
+    _discard(note)
+    while True:
+        time.sleep(3600)
+
+
+def _pause_number() -> int:
+    """This write's number when a test pause is set (else 0): the pause applies to write ``_PAUSE[0]``."""
+    if _PAUSE is None:
+        return 0
+    with _WRITES_LOCK:
+        _WRITES[0] += 1
+        return _WRITES[0]
+
+
+def _pause_at(number: int, stage: str) -> bool:
+    """Whether write ``number`` stops at ``stage`` (a test pause)."""
+    return number != 0 and _PAUSE is not None and number == _PAUSE[0] and stage == _PAUSE[1]
 
 
 def stem_for_file(rel: Path) -> Path:
@@ -189,6 +245,9 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes], committer: Committer
     durable once it is done); without one they happen here and None is returned.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
+    number = _pause_number()
+    if number and _pause_at(number, "before"):
+        _pause_here(path)
     with _interrupts_deferred():
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
         try:
@@ -199,20 +258,32 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes], committer: Committer
             raise
         try:
             os.fchmod(handle.fileno(), _file_mode())
-            if isinstance(data, (bytes, bytearray, memoryview)):
-                handle.write(data)
-            else:
-                for chunk in data:
-                    handle.write(chunk)
+            chunks = [data] if isinstance(data, (bytes, bytearray, memoryview)) else data
+            if number:
+                chunks = _paused_chunks(number, chunks, handle, path)
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
         except BaseException:
             handle.close()
             _discard(tmp)
             raise
         if committer is not None:
-            return committer.submit(handle, tmp, path)
-        _commit(handle, tmp, path)
+            return committer.submit(handle, tmp, path, number)
+        _commit(handle, tmp, path, number)
         return None
+
+
+def _paused_chunks(number: int, chunks: Iterable[bytes], handle, path: Path) -> Iterable[bytes]:
+    """``chunks``, with the test pauses of the stages ``created`` and ``partial`` on the way."""
+    if _pause_at(number, "created"):
+        _pause_here(path)
+    for index, chunk in enumerate(chunks):
+        if index == 0 and _pause_at(number, "partial"):
+            handle.write(chunk[: len(chunk) // 2])
+            handle.flush()
+            _pause_here(path)
+        yield chunk
 
 
 def _discard(tmp: str) -> None:
@@ -220,12 +291,17 @@ def _discard(tmp: str) -> None:
         os.unlink(tmp)
 
 
-def _commit(handle, tmp: str, path: Path) -> None:
-    """fsync the written temporary file, close it and rename it over ``path``; on failure remove it."""
+def _commit(handle, tmp: str, path: Path, number: int = 0) -> None:
+    """fsync the written temporary file, close it and rename it over ``path``; on failure remove it.
+    ``number`` is the write's number for the test pauses (0: none)."""
     try:
         os.fsync(handle.fileno())
         handle.close()
+        if number and _pause_at(number, "written"):
+            _pause_here(path)
         os.replace(tmp, path)
+        if number and _pause_at(number, "renamed"):
+            _pause_here(path)
     except BaseException:
         with contextlib.suppress(OSError):
             handle.close()
@@ -268,12 +344,12 @@ class Committer:
         self.limit = limit
         self.waiting: deque[tuple[Future, object, str]] = deque()
 
-    def submit(self, handle, tmp: str, path: Path) -> Future:
+    def submit(self, handle, tmp: str, path: Path, number: int = 0) -> Future:
         waiting = self.waiting
         while waiting and (waiting[0][0].done() or len(waiting) >= self.limit):
             future = waiting.popleft()[0]
             future.exception()  # waits; the outcome is read by whoever holds the future
-        future = self.pool.submit(_commit, handle, tmp, path)
+        future = self.pool.submit(_commit, handle, tmp, path, number)
         waiting.append((future, handle, tmp))
         return future
 
