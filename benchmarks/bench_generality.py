@@ -36,7 +36,10 @@ def judge(case, work: Path) -> dict:
         except ValueError:
             report = {}
         questions = [q.get("key", "?") for q in report.get("questions", [])]
-        why = "; ".join(questions) or (report.get("error") or done.stderr.strip().splitlines()[-1:] or ["?"])[0]
+        losses = [f"loss: {x['kind']}: {x['what']}" for x in report.get("losses", [])]
+        failures = [f"fails: {x}" for x in report.get("failures", [])[:2]]
+        why = "; ".join(questions + losses + failures) or report.get("error") or (
+            done.stderr.strip().splitlines() or ["?"])[-1]
         return {"case": case.name, "verdict": "refused", "questions": len(questions), "why": why[:160]}
     if done.returncode != 0:
         return {"case": case.name, "verdict": "error", "why": (done.stderr or done.stdout).strip()[-160:]}

@@ -1591,7 +1591,7 @@ def _find_key_blocks(recs: list[Rec], paths: list[tuple], found: Blocks) -> None
     items_at: dict[tuple, list] = defaultdict(list)
     for rec in recs[:5000]:
         for path in paths:
-            for value in _values_at(rec.data, path):
+            for value in values_at(rec.data, path):
                 if isinstance(value, list) and len(items_at[path]) < 4000:
                     items_at[path].extend(value)
     order: list[str] = []
@@ -1620,7 +1620,7 @@ def _find_key_blocks(recs: list[Rec], paths: list[tuple], found: Blocks) -> None
                                           containers[key])
 
 
-def _values_at(value: Any, path: tuple) -> list:
+def values_at(value: Any, path: tuple) -> list:
     """Every value at a path whose LIST segments stand for each element of a list."""
     nodes = [value]
     for key in path:
@@ -1694,7 +1694,7 @@ def _id_sites(kinds: list[Kind], blocks: Blocks) -> list[tuple[str, tuple, list[
         for kind in kinds:
             for rec in kind.recs[:5000]:
                 for bpath in blocks.key_paths:
-                    items = [i for v in _values_at(rec.data, bpath) if isinstance(v, list) for i in v]
+                    items = [i for v in values_at(rec.data, bpath) if isinstance(v, list) for i in v]
                     for i, item in enumerate(items):
                         name = next((k for k in order if isinstance(item, dict) and item.get(k) not in (None, False, "")),
                                     None)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from generator.answers import AnswersError, dump_mapping, load_answers
-from generator.render import NothingWritten, RenderError, render_new
+from generator.render import LossesFound, NothingWritten, RenderError, SessionsFailed, render_new
 
 DESCRIPTION = """\
 Render a cleaner project for the raw traces in SAMPLES: clean_to_trajectory_jsonl.py, its
@@ -105,17 +105,52 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {args.save_answers}: cannot write ({exc.strerror or exc})", file=sys.stderr)
             return 2
     try:
-        rendered = render_new(mapping, samples, Path(args.output), context, require_output=True)
+        rendered = render_new(mapping, samples, Path(args.output), context, require_output=True,
+                              refuse_losses=bool(args.yes))
     except NothingWritten as exc:
         return _nothing_written(args, exc)
+    except LossesFound as exc:
+        return _losses_found(args, exc)
+    except SessionsFailed as exc:
+        return _sessions_failed(args, exc)
     except (AnswersError, RenderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return report(rendered, args.output)
 
 
+def _sessions_failed(args: argparse.Namespace, exc: SessionsFailed) -> int:
+    """Some sessions fail on the samples: a project whose own tests would fail is not rendered."""
+    errors = [line for line in exc.output.splitlines() if line.startswith("error:")]
+    if args.json:
+        print(json.dumps({"questions": [], "failures": errors or [str(exc)]}, indent=2, ensure_ascii=False))
+    print(exc.output.rstrip("\n"), file=sys.stderr)
+    where = args.answers or "the mapping"
+    print(f"error: {' '.join(args.samples)}: {exc}; fix the key each error names in {where} (or the samples) "
+          "and run `new` again; nothing was rendered", file=sys.stderr)
+    return 1
+
+
+def _losses_found(args: argparse.Namespace, exc: LossesFound) -> int:
+    """Under --yes, a cleaner that would drop what the samples hold is not rendered: right or refuse."""
+    if args.json:
+        print(json.dumps({"questions": [], "losses": [loss.to_dict() for loss in exc.losses]}, indent=2,
+                         ensure_ascii=False))
+    else:
+        print("the inferred mapping would lose what the samples hold; nothing was rendered:")
+        for loss in exc.losses:
+            print(f"  {loss}")
+        print("run without --yes on a terminal to settle it in the survey, or write the mapping with "
+              "`trajectory-cleaner inspect SAMPLES --mapping mapping.yml`, add what is lost, and use --answers")
+    return 1
+
+
 def _nothing_written(args: argparse.Namespace, exc: NothingWritten) -> int:
     """Every session skipped: show what was skipped and why, and render nothing."""
+    if args.json:
+        print(json.dumps({"questions": [], "failures": [line.strip() for line in exc.summary.splitlines()
+                                                         if line.strip()], "error": str(exc)}, indent=2,
+                         ensure_ascii=False))
     print(exc.summary.rstrip("\n"), file=sys.stderr)
     if args.answers:
         fix = f"change {args.answers} so their records are kept"
@@ -137,8 +172,10 @@ def _inferred(args: argparse.Namespace, samples: list[Path]):
         print(f"error: {exc} (give sample trace files or folders that hold them)", file=sys.stderr)
         return 2
     if not inference.profile.recs:
-        print(f"error: no record could be read from {' '.join(args.samples)} (see `trajectory-cleaner inspect`)",
-              file=sys.stderr)
+        message = f"no record could be read from {' '.join(args.samples)} (see `trajectory-cleaner inspect`)"
+        if args.json:
+            print(json.dumps({"questions": [], "error": message}, indent=2, ensure_ascii=False))
+        print(f"error: {message}", file=sys.stderr)
         return 1
     if inference.native_source:
         print(f"notice: Letta's trajectory normalizer supports {inference.native_source!r} natively; "

@@ -42,6 +42,25 @@ class RenderError(Exception):
     """Rendering failed; nothing was written to the destination."""
 
 
+class LossesFound(RenderError):
+    """The cleaner ran on the samples but drops structures they hold (``infer.losses``); nothing is
+    rendered when the caller asked for that check (``new --yes``)."""
+
+    def __init__(self, losses: list, summary: str):
+        super().__init__(f"the cleaner would lose {len(losses)} structure(s) the samples hold")
+        self.losses = losses
+        self.summary = summary
+
+
+class SessionsFailed(RenderError):
+    """Some sessions fail on the samples (the cleaner exits 1): the project's own tests would fail on
+    arrival, so nothing is rendered; ``output`` is the cleaner's summary and errors."""
+
+    def __init__(self, output: str):
+        super().__init__("the cleaner fails on some sessions of the samples")
+        self.output = output
+
+
 class NothingWritten(RenderError):
     """The cleaner ran cleanly on the samples and wrote no trajectory: every session was skipped.
 
@@ -60,6 +79,7 @@ class Rendered:
     cleaner_exit: int
     cleaner_output: str
     renamed: list[tuple[str, str]] = field(default_factory=list)  # (sample, its copy) when not UTF-8
+    losses: list = field(default_factory=list)  # what the cleaner drops of the samples (infer.losses.Loss)
 
 
 def sha256(path: Path) -> str:
@@ -486,11 +506,13 @@ def complete(mapping: dict) -> dict:
 
 
 def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: dict | None = None,
-               require_output: bool = False) -> Rendered:
+               require_output: bool = False, refuse_losses: bool = False) -> Rendered:
     """Render a complete project at ``dest`` (which must not exist or be empty).
 
     With ``require_output``, a render whose cleaner writes nothing for the samples (and fails
-    nowhere) raises NothingWritten and leaves nothing behind.
+    nowhere) raises NothingWritten and leaves nothing behind. With ``refuse_losses``, a render
+    whose cleaner drops a structure the samples hold (``infer.losses``) raises LossesFound and
+    leaves nothing behind; otherwise the losses are in ``Rendered.losses``.
     """
     mapping = complete(mapping)
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
@@ -523,8 +545,15 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
         output = (result.stdout + result.stderr).replace(str(early), str(dest)).replace(str(project), str(dest))
         if result.returncode not in (0, 1):
             raise RenderError(f"the rendered cleaner could not run on the samples (exit {result.returncode}):\n{output}")
+        if require_output and result.returncode == 1:
+            raise SessionsFailed(copied.as_given(output))
         if require_output and result.returncode == 0 and not any(expected.rglob("*.jsonl")):
             raise NothingWritten(copied.as_given(result.stdout))
+        from generator.infer.losses import find_losses
+
+        losses = find_losses(mapping, inputs, expected, result.stdout) if result.returncode == 0 else []
+        if losses and refuse_losses:
+            raise LossesFound(losses, copied.as_given(result.stdout))
         expected.mkdir(parents=True, exist_ok=True)
         (expected / "_mtimes.json").write_text(json.dumps(copied.mtimes, indent=2, sort_keys=True) + "\n",
                                                encoding="utf-8")
@@ -535,7 +564,7 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
         if dest.exists():
             dest.rmdir()
         os.replace(project, dest)
-        return Rendered(dest, result.returncode, output, copied.renamed)
+        return Rendered(dest, result.returncode, output, copied.renamed, losses)
     finally:
         if child is not None and child.poll() is None:
             child.kill()

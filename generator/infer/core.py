@@ -25,6 +25,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from generator.infer.crosscheck import prose_in_skipped_kinds
+from generator.infer.embedded import adopt_call_lists
+from generator.infer.links import constant_within_sessions
+from generator.infer.outcomes import error_text, outcome
 from generator.inspect import (
     LIST,
     MAX_BYTES,
@@ -42,6 +46,7 @@ from generator.inspect import (
     time_name_rank,
     words,
 )
+from generator.inspect import values_at as _values_at
 
 CONFIDENT = 0.8
 
@@ -207,6 +212,8 @@ class KindPlan:
     result_link: tuple | None = None
     ok: dict | None = None
     reasoning: tuple | None = None  # a call's thought (ReAct `log`)
+    emit: list = field(default_factory=list)  # several records from one raw record (calls in a list)
+    result_name: tuple | None = None  # a result's tool name, for results that carry no link
     has_extra: list = field(default_factory=list)
     text_fields: list = field(default_factory=list)
 
@@ -225,8 +232,18 @@ class Inferrer:
         self.document_used: list[str] = []  # fields around the record list the mapping reads
         self.key_plans: dict[str, dict] = {}  # blocks.by_key entries
         self.call_sites: set[str] = set()
+        self._tool_links: list | None = None
 
     # -- decisions -------------------------------------------------------------------------------
+    def redecide(self, key: str, value: Any, confidence: float, evidence: str, candidates: list | None = None) -> Any:
+        """A decision that replaces what was decided for the same key (a later rule knows better)."""
+        self.decisions = [d for d in self.decisions if d.key != key]
+        return self.decide(key, value, confidence, evidence, candidates)
+
+    def forget(self, prefix: str) -> None:
+        """Drop the decisions under ``prefix`` (a kind whose reading a later rule replaced)."""
+        self.decisions = [d for d in self.decisions if not d.key.startswith(prefix)]
+
     def decide(self, key: str, value: Any, confidence: float, evidence: str, candidates: list | None = None) -> Any:
         if key in self.answers:
             value = self.answers[key]
@@ -249,6 +266,11 @@ class Inferrer:
         self.resolve_tools()
         for plan in self.plans:
             self.finish_role(plan)
+        adopt_call_lists(self)
+        prose_in_skipped_kinds(self)
+        for plan in self.plans:
+            if plan.role == "tool_result" and not plan.emit:
+                self.finish_result(plan)
         mapping["timestamps"] = self.timestamps()
         mapping["meta"] = self.meta()
         if self.document_used:
@@ -754,10 +776,22 @@ class Inferrer:
         return None
 
     def tool_links(self) -> list:
-        """Value links that can be tool linkage: not the session id, not parent/thread references."""
-        session = self.p.session.path
-        return [lk for lk in self.p.links if lk.source_path != session and lk.target_path != session
-                and self.id_link(lk)]
+        """Value links that can be tool linkage: not the session id, not parent/thread references,
+        not a value every record of a session repeats (a ticket id)."""
+        if self._tool_links is None:
+            session = self.p.session.path
+            self._tool_links = [lk for lk in self.p.links if lk.source_path != session and lk.target_path != session
+                                and self.id_link(lk) and not self.repeats_in_session(lk.source, lk.source_path)
+                                and not self.repeats_in_session(lk.target, lk.target_path)]
+        return self._tool_links
+
+    def repeats_in_session(self, site: str, path: tuple) -> bool:
+        kind = next((k for k in self.p.kinds if f"kind:{k.key}" == site), None)
+        if kind is None:
+            return False
+        values = [(session_key(rec, self.p.session), v) for rec in kind.recs
+                  for v in _values_at(rec.data, path) if v is not None]
+        return constant_within_sessions(values)
 
     def result_link(self, plan: KindPlan) -> tuple[tuple, Any] | None:
         """The field of a kind whose values are the ids of earlier calls (the best-matched one)."""
@@ -882,6 +916,43 @@ class Inferrer:
             plan.evidence = f"{n} with text in `{dotted(texts[0][1]) if texts else '?'}` but no role name: {why}"
             plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != guess]
         self.set_role(plan, key)
+
+    def finish_result(self, plan: KindPlan) -> None:
+        """A result's outcome (``infer.outcomes``), the error text it holds instead of its output, and
+        the tool name it gives, for results that carry no link."""
+        key = f"kinds[{plan.kind.key}]"
+        records = [rec.data for rec in plan.kind.recs]
+        taken = {str(p[0]) for p in (*plan.content, plan.result_link) if p}
+        if not plan.ok:
+            plan.ok = outcome(records, taken)
+            if plan.ok:
+                self.decide(f"{key}.ok", plan.ok, 0.85, f"`{plan.ok['path']}` says whether the tool succeeded")
+        if plan.content:
+            extra = error_text(records, plan.content[0])
+            if extra and (extra,) not in plan.content:
+                plan.content = [*plan.content, (extra,)]
+                self.redecide(f"{key}.content", [mapping_path(p) for p in plan.content], 0.85,
+                              f"output in `{dotted(plan.content[0])}`, the error text in `{extra}` where it is absent")
+        names = self.call_names()
+        if not names:
+            return
+        for path, stat in plan.kind.stats.items():
+            if len(path) != 1 or path[0] in taken or stat.main_type != "string":
+                continue
+            values = [rec.data.get(path[0]) for rec in plan.kind.recs if isinstance(rec.data.get(path[0]), str)]
+            if values and all(v in names for v in values):
+                plan.result_name = path
+                self.decide(f"{key}.tool_name", mapping_path(path), 0.85,
+                            f"`{dotted(path)}` names the tool a result answers (used where it gives no call id)")
+                return
+
+    def call_names(self) -> set[str]:
+        """The tool names the samples' calls use (call kinds and calls in lists)."""
+        names = set(getattr(self, "embedded_call_names", set()))
+        for plan in self.plans:
+            if plan.role in ("tool_call", "tool_exchange") and plan.tool_name:
+                names.update(v for rec in plan.kind.recs if isinstance(v := get(rec.data, plan.tool_name), str))
+        return names
 
     def calls_in_blocks(self, plan: KindPlan) -> bool:
         """Whether the kind's block list holds tool calls (and no results)."""
@@ -1036,6 +1107,9 @@ class Inferrer:
         if k.lacks:
             rule["lacks"] = [mapping_path(p) for p in k.lacks]
         rule["role"] = plan.role
+        if plan.emit:
+            rule["emit"] = plan.emit
+            return rule
         if plan.role in ("user", "assistant", "reasoning", "system", "observation", "tool_result", "tool_exchange"):
             rule["content"] = paths_value(plan.content or [("content",)])
         if plan.role in ("tool_call", "tool_exchange"):
@@ -1050,6 +1124,8 @@ class Inferrer:
                 rule["reasoning"] = mapping_path(plan.reasoning)
         if plan.role == "tool_result" and plan.result_link:
             rule["result_link"] = mapping_path(plan.result_link)
+            if plan.result_name:
+                rule["tool_name"] = mapping_path(plan.result_name)
         elif plan.role == "tool_result" and plan.tool_name and plan.tool_name not in plan.content:
             rule["tool_name"] = mapping_path(plan.tool_name)  # no ids: the oldest waiting call of that tool
         if plan.role in ("tool_result", "tool_exchange") and plan.ok:

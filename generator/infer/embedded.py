@@ -1,0 +1,190 @@
+"""Kinds that keep tool calls (or their results) in a list inside each record.
+
+Why: a chat message with ``tool_calls`` beside its text, a model-response event with
+``output: {reasoning, text, tool_calls}``, an AutoGen event whose ``content`` is a list of
+calls: the planner in ``core`` reads one content field per kind, so on such formats it kept the
+text and lost every call (or the reverse). This rule, run after the planner, rewrites those
+kinds as ``emit`` rules - reasoning, then text, then the calls - and links the results that
+answer those calls by their ids, wherever the results keep them.
+
+Contract: ``adopt_call_lists(inferrer)`` changes the plans of kinds whose records hold a call list
+(``calls.find_call_lists``) into assistant kinds with ``emit``, and the plans of kinds whose
+records answer those calls (a field holding their ids, or a list of results) into tool results
+linked by id. Each change is a decision with evidence; answered decisions are respected.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.infer.calls import CallList, find_call_lists, find_result_lists, norm
+from generator.infer.links import constant_within_sessions
+from generator.inspect import dotted, mapping_path, session_key
+from generator.paths import runtime_module
+
+REASONING_KEYS = {"reasoning", "reasoning_content", "thinking", "thought", "thoughts", "rationale", "reflection",
+                  "scratchpad", "analysis", "chain_of_thought"}
+TEXT_KEYS = ("content", "text", "message", "body", "reply", "response", "answer", "output_text", "completion",
+             "final_answer")
+SKIPPED_BY_NAME = ("skip", "system", "meta")
+
+
+def _get(record: Any, path: tuple) -> Any:
+    value = runtime_module("mapping").get_path(record, path)
+    return None if value is runtime_module("mapping").MISSING else value
+
+
+def _siblings(records: list[dict], calls: CallList) -> tuple[tuple | None, tuple | None]:
+    """The reasoning and text fields beside the call list (in the object that holds it)."""
+    parent = calls.path[:-1]
+    reasoning: dict[str, int] = {}
+    text: dict[str, int] = {}
+    for record in records:
+        holder = _get(record, parent) if parent else record
+        if not isinstance(holder, dict):
+            continue
+        for key, value in holder.items():
+            if key == calls.path[-1] or not isinstance(value, str) or not value.strip():
+                continue
+            if norm(key) in REASONING_KEYS:
+                reasoning[key] = reasoning.get(key, 0) + 1
+            elif norm(key) in TEXT_KEYS:
+                text[key] = text.get(key, 0) + 1
+    best_reasoning = max(reasoning, key=reasoning.__getitem__) if reasoning else None
+    best_text = min(text, key=lambda k: TEXT_KEYS.index(norm(k))) if text else None
+    return ((*parent, best_reasoning) if best_reasoning else None), ((*parent, best_text) if best_text else None)
+
+
+def _calls_entry(calls: CallList) -> dict:
+    entry: dict[str, Any] = {"as": "tool_call", "each": mapping_path(calls.path)}
+    if calls.call_id:
+        entry["call_id"] = mapping_path(calls.call_id)
+    entry["tool_name"] = mapping_path(calls.tool_name)
+    if calls.args:
+        entry["args"] = mapping_path(calls.args)
+    return entry
+
+
+def _emit_for(records: list[dict], lists: list[CallList]) -> tuple[list[dict], str]:
+    emit: list[dict] = []
+    said: list[str] = []
+    for calls in lists:
+        reasoning, text = _siblings(records, calls)
+        if reasoning:
+            emit.append({"as": "reasoning", "field": mapping_path(reasoning)})
+            said.append(f"reasoning `{dotted(reasoning)}`")
+        if text:
+            emit.append({"as": "text", "field": mapping_path(text)})
+            said.append(f"text `{dotted(text)}`")
+        emit.append(_calls_entry(calls))
+        said.append(f"{calls.calls} call(s) in `{dotted(calls.path)}` (name `{dotted(calls.tool_name)}`"
+                    + (f", arguments `{dotted(calls.args)}`" if calls.args else "") + ")")
+    return emit, ", ".join(said)
+
+
+def _ok_of(records: list[dict], item_path: tuple) -> dict | None:
+    """An item field that says whether a result failed (``is_error``) or succeeded."""
+    for record in records:
+        items = _get(record, item_path)
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict):
+                for key, value in item.items():
+                    if isinstance(value, bool) and norm(key) in ("is_error", "error", "failed", "has_error"):
+                        return {"path": key, "negate": True}
+                    if isinstance(value, bool) and norm(key) in ("success", "ok", "succeeded", "is_success"):
+                        return {"path": key}
+    return None
+
+
+def _link_field(inferrer: Any, plan: Any, ids: set[str]) -> tuple[tuple, float] | None:
+    """The kind's field whose values are ids of the embedded calls (in most of its records)."""
+    best = None
+    for path, stat in plan.kind.stats.items():
+        if any(isinstance(p, str) and p == "[]" for p in path) or len(path) > 3 or not stat.records:
+            continue
+        values = [(rec, _get(rec.data, path)) for rec in plan.kind.recs]
+        values = [(rec, v) for rec, v in values if isinstance(v, (str, int)) and not isinstance(v, bool)]
+        if len(values) < 0.5 * plan.kind.count:
+            continue
+        share = sum(str(v) in ids for _, v in values) / len(values)
+        if share < 0.8:
+            continue
+        if constant_within_sessions([(session_key(rec, inferrer.p.session), v) for rec, v in values]):
+            continue
+        if best is None or share > best[1]:
+            best = (path, share)
+    return best
+
+
+def adopt_call_lists(inferrer: Any) -> None:
+    holders = []
+    ids: set[str] = set()
+    for plan in inferrer.plans:
+        names = inferrer.named(plan)
+        if plan.role in ("meta", "tool_call", "tool_exchange") or (plan.role == "skip" and names
+                                                                  and names[0] in SKIPPED_BY_NAME):
+            continue
+        records = [rec.data for rec in plan.kind.recs]
+        lists = find_call_lists(records)
+        if lists:
+            holders.append((plan, records, lists))
+            for calls in lists:
+                ids |= set(calls.ids)
+                inferrer.embedded_call_names = getattr(inferrer, "embedded_call_names", set()) | {
+                    item[calls.tool_name[0]] if len(calls.tool_name) == 1 else _get(item, calls.tool_name)
+                    for record in records for item in (_get(record, calls.path) or []) if isinstance(item, dict)}
+    for plan, records, lists in holders:
+        key = f"kinds[{plan.kind.key}]"
+        emit, said = _emit_for(records, lists)
+        role = inferrer.redecide(f"{key}.role", "assistant", 0.9,
+                                 f"{plan.kind.count} record(s) hold a list of tool calls: {said}; the assistant's")
+        if role != "assistant":
+            continue
+        inferrer.forget(f"{key}.content")
+        plan.role = "assistant"
+        plan.emit = inferrer.decide(f"{key}.emit", emit, 0.9, f"written in order: {said}")
+    if not ids:
+        return
+    for plan in inferrer.plans:
+        if any(plan is h[0] for h in holders) or plan.role in ("meta", "tool_call", "tool_exchange"):
+            continue
+        key = f"kinds[{plan.kind.key}]"
+        records = [rec.data for rec in plan.kind.recs]
+        results = find_result_lists(records, ids)
+        if results:
+            emit = []
+            for found in results:
+                entry: dict[str, Any] = {"as": "tool_result", "each": mapping_path(found.path),
+                                         "result_link": mapping_path(found.link),
+                                         "content": mapping_path(found.content or ("content",))}
+                if found.tool_name:
+                    entry["tool_name"] = mapping_path(found.tool_name)
+                ok = _ok_of(records, found.path)
+                if ok:
+                    entry["ok"] = ok
+                emit.append(entry)
+            role = inferrer.redecide(f"{key}.role", "tool_result", 0.9,
+                                     f"{plan.kind.count} record(s) hold a list of results whose "
+                                     f"`{dotted(results[0].link)}` values are ids of earlier calls")
+            if role == "tool_result":
+                inferrer.forget(f"{key}.content")
+                plan.role = "tool_result"
+                plan.emit = inferrer.decide(f"{key}.emit", emit, 0.9, "each result linked to its call by id")
+            continue
+        if plan.role == "skip" and inferrer.named(plan) and inferrer.named(plan)[0] in SKIPPED_BY_NAME:
+            continue
+        link = _link_field(inferrer, plan, ids)
+        if link is None or (plan.role == "tool_result" and plan.result_link == link[0]):
+            continue
+        content = plan.content or plan.output or [p for _, p, _ in plan.text_fields[:1]]
+        if not content:
+            continue
+        role = inferrer.redecide(f"{key}.role", "tool_result", 0.95,
+                                 f"{plan.kind.count} record(s): {link[1]:.0%} of `{dotted(link[0])}` values are ids "
+                                 "of the calls listed in earlier records")
+        if role != "tool_result":
+            continue
+        plan.role, plan.result_link, plan.content = "tool_result", link[0], list(content)
+        inferrer.redecide(f"{key}.content", [mapping_path(p) for p in plan.content], 0.9,
+                          f"output in `{dotted(plan.content[0])}`")
+        inferrer.decide(f"{key}.result_link", mapping_path(link[0]), 0.95, "the id of the call it answers")

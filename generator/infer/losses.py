@@ -1,0 +1,189 @@
+"""What a mapping would lose: the structures the raw samples hold that its cleaner does not write.
+
+Why: right or refuse, never wrong. A mapping can run cleanly and still drop a reasoning field
+it never read, the calls in a list it read as text, or results it could not link. The cleaner's
+own summary counts some of that as skips; this module compares the raw samples with what the
+rendered cleaner actually wrote for them, so that `new --yes` refuses such a render and the
+survey says it before rendering.
+
+Contract: ``find_losses(mapping, inputs, outputs, summary)`` reads the raw files under
+``inputs`` exactly as the cleaner does, the trajectories it wrote under ``outputs`` and its
+``summary`` text, and returns one ``Loss`` per place that lost something:
+- prose (a string of three words or more) in a record the mapping keeps, found nowhere in the
+  output (compared by short windows, so redaction and truncation do not count as loss);
+- tool calls: items of call lists (``calls.call_shape``) in kept records beyond the number of
+  calls written;
+- skips the cleaner counted that drop a message or a result (no content, no earlier call).
+Records of kinds the mapping skips are deliberate drops, reported by the preview, not losses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.infer.calls import call_shape
+from generator.paths import runtime_module
+
+WINDOW = 24
+NOISE_KEYS = {"tools", "functions", "tool_definitions", "schema", "parameters", "metadata", "usage", "extra",
+              "headers", "request", "config", "settings", "options", "env", "environment", "replay_config",
+              "input_schema", "json_schema", "response_format", "instructions"}
+LOSING_SKIPS = ("with no content", "tool result with no earlier call", "tool result with no link", "duplicate tool result",
+                "tool call without a tool name", "unknown block type")
+_SPACES = re.compile(r"\s+")
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+
+@dataclass(frozen=True)
+class Loss:
+    kind: str  # the mapping's rule name (or "records" for summary skips)
+    what: str  # the field, or what was lost
+    count: int
+    example: str  # where, for people
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.what} ({self.count}x, e.g. {self.example})"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "what": self.what, "count": self.count, "example": self.example}
+
+
+def _squash(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+def is_prose(text: str) -> bool:
+    squashed = _squash(text)
+    return len(squashed) >= 16 and squashed.count(" ") >= 2 and not _TIME.match(squashed)
+
+
+def prose_fields(value: Any, path: tuple = (), skip_key: str | None = None) -> list[tuple[str, str]]:
+    """(field pattern, text) of every prose string in a record; list positions read as ``[]``."""
+    out: list[tuple[str, str]] = []
+    stack = [(path, value)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, str):
+            if node.lstrip().startswith(("{", "[")):  # JSON text (arguments, OpenTelemetry attributes)
+                try:
+                    stack.append((where, json.loads(node)))
+                    continue
+                except ValueError:
+                    pass
+            if is_prose(node):
+                out.append((".".join(where), node))
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                if key == skip_key or str(key).lower() in NOISE_KEYS:
+                    continue
+                stack.append(((*where, str(key)), item))
+        elif isinstance(node, list):
+            stack.extend(((*where, "[]"), item) for item in node)
+    return out
+
+
+def _windows(text: str) -> list[str]:
+    squashed = _squash(text)
+    if len(squashed) <= WINDOW:
+        return [squashed]
+    middle = len(squashed) // 2
+    return [squashed[:WINDOW], squashed[middle:middle + WINDOW], squashed[-WINDOW:]]
+
+
+def _output_text(records: list[dict]) -> str:
+    parts: list[str] = []
+    for record in records:
+        if isinstance(record.get("content"), str):
+            parts.append(record["content"])
+        for call in record.get("tool_calls") or ():
+            parts.append(call["name"])
+            try:
+                parts.extend(text for _, text in prose_fields(json.loads(call["args"])))
+                parts.append(call["args"])
+            except ValueError:
+                parts.append(call["args"])
+    return _squash("\n".join(parts))
+
+
+def _call_items(record: Any) -> int:
+    """Tool-call items in the record's lists of objects (any depth)."""
+    count = 0
+    stack = [record]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(v for k, v in node.items() if str(k).lower() not in NOISE_KEYS)
+        elif isinstance(node, list):
+            shapes = [call_shape(item) for item in node]
+            if node and all(s is not None for s in shapes):
+                count += len(node)
+            else:
+                stack.extend(item for item in node if isinstance(item, (dict, list)))
+    return count
+
+
+def _raw_records(mapping: dict, inputs: Path):
+    readers = runtime_module("readers")
+    compile_path = runtime_module("mapping").compile_path
+    compile_paths = runtime_module("mapping").compile_paths
+    flatten = runtime_module("trees").flatten_children
+    settings = mapping["input"]
+    records_path = compile_path(settings["records_path"]) if settings.get("records_path") else None
+    children = compile_paths(settings.get("children"))
+    for item in readers.discover(str(inputs), settings["include"]):
+        try:
+            for entry in readers.read_records(item, settings["container"], records_path, None,
+                                              settings.get("document_key")):
+                if isinstance(entry, readers.BadLine):
+                    continue
+                where, record = entry
+                for one in flatten_children(record, children, flatten):
+                    yield str(where).replace(str(inputs) + "/", ""), one
+        except readers.InputError:
+            continue
+
+
+def flatten_children(record: dict, children: tuple, flatten) -> list[dict]:
+    return flatten(record, children) if children else [record]
+
+
+def find_losses(mapping: dict, inputs: Path, outputs: Path, summary: str = "") -> list[Loss]:
+    from generator.render import complete
+
+    mapping = complete(mapping)
+    convert = runtime_module("convert")
+    converter = convert.Converter(mapping)
+    written = [json.loads(line) for path in sorted(outputs.rglob("*.jsonl"))
+               for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    corpus = _output_text(written)
+    calls_written = sum(len(r.get("tool_calls") or ()) for r in written)
+    lost: dict[tuple[str, str], list] = {}
+    raw_calls = 0
+    document_key = mapping["input"].get("document_key")
+    for where, record in _raw_records(mapping, inputs):
+        kind = converter.classify(record)
+        if kind is None or kind.role in ("skip", "meta"):
+            continue
+        raw_calls += _call_items({k: v for k, v in record.items() if k != document_key})
+        for field, text in prose_fields(record, skip_key=document_key):
+            if not any(window in corpus for window in _windows(text)):
+                entry = lost.setdefault((kind.name, field), [0, where])
+                entry[0] += 1
+    losses = [Loss(kind, f"the text in `{field}` reaches no output record", n, where)
+              for (kind, field), (n, where) in lost.items()]
+    if raw_calls > calls_written:
+        losses.append(Loss("tool calls", f"{raw_calls} tool calls in kept records, {calls_written} written",
+                           raw_calls - calls_written, "the samples"))
+    skips: Counter = Counter()
+    for line in summary.splitlines():
+        match = re.match(r"\s+(\d+) x (.+?)(?: \(first at (.+)\))?$", line)
+        if match and any(reason in match.group(2) for reason in LOSING_SKIPS):
+            skips[(match.group(2), match.group(3) or "")] += int(match.group(1))
+    losses.extend(Loss("records", reason, n, where.replace(str(inputs) + "/", "") or "the samples")
+                  for (reason, where), n in skips.items())
+    return losses

@@ -1,0 +1,74 @@
+"""How a tool result says it failed, and where its text is when it failed.
+
+Why: formats state a tool's outcome in many ways - a boolean (``is_error``, ``success``), a
+status word (``status: success``), an exit code, an HTTP status, or only by carrying an
+``error`` field - and a failed result often has its text in that error field instead of the
+usual output. A mapping that reads only the output drops those texts; one that ignores the
+outcome loses the ``ok`` that Letta's consumers use.
+
+Contract: ``outcome(records, taken)`` -> the ``ok`` spec (docs/mapping.md) the records support,
+or None; ``error_text(records, content)`` -> a field holding text where the content field is
+absent (to read after it), or None. ``records`` are the raw records of one result kind; fields
+are found by their values (bool, status words, codes) and confirmed by their names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.infer.calls import norm
+
+BOOL_FAILED = {"is_error", "error", "failed", "failure", "has_error", "errored"}
+BOOL_OK = {"success", "succeeded", "ok", "passed", "is_success"}
+STATUS_KEYS = {"status", "state", "outcome", "result_status", "conclusion"}
+OK_WORDS = {"success", "succeeded", "ok", "done", "completed", "complete", "passed", "pass"}
+FAILED_WORDS = {"error", "failed", "failure", "fail", "errored", "timeout", "timed_out", "cancelled", "canceled",
+                "aborted", "denied", "rejected"}
+EXIT_KEYS = {"exit_code", "exitcode", "return_code", "returncode", "rc", "exit_status"}
+HTTP_KEYS = {"status", "status_code", "http_status", "http_code", "response_status", "code"}
+ERROR_KEYS = {"error", "error_message", "err", "exception", "failure", "error_text"}
+
+
+def _top(records: list[dict], key: str) -> list[Any]:
+    return [record[key] for record in records if key in record and record[key] is not None]
+
+
+def outcome(records: list[dict], taken: set[str] = frozenset()) -> dict | None:
+    keys = [k for k in dict.fromkeys(k for record in records for k in record) if k not in taken]
+    for key in keys:
+        values = _top(records, key)
+        name = norm(key)
+        if not values:
+            continue
+        if all(isinstance(v, bool) for v in values):
+            if name in BOOL_FAILED:
+                return {"path": key, "negate": True}
+            if name in BOOL_OK:
+                return {"path": key}
+        if name in STATUS_KEYS and all(isinstance(v, str) for v in values):
+            words = {norm(v) for v in values}
+            if words & OK_WORDS and words <= OK_WORDS | FAILED_WORDS:
+                return {"path": key, "values": sorted({v for v in values if norm(v) in OK_WORDS})}
+        if name in EXIT_KEYS and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            return {"path": key, "values": [0]}
+        if name in HTTP_KEYS and all(isinstance(v, int) and not isinstance(v, bool) and 100 <= v <= 599
+                                     for v in values):
+            return {"path": key, "range": [200, 399]}
+    for key in keys:
+        if norm(key) in ERROR_KEYS:
+            held = [record.get(key) for record in records]
+            if any(v not in (None, "", False) for v in held) and any(v in (None, "", False) for v in held):
+                return {"path": key, "presence": True, "negate": True}
+    return None
+
+
+def error_text(records: list[dict], content: tuple) -> str | None:
+    """A top-level error field holding text in records whose content field holds nothing."""
+    head = content[0] if content else None
+    for key in dict.fromkeys(k for record in records for k in record):
+        if norm(key) not in ERROR_KEYS or key == head:
+            continue
+        if any(isinstance(record.get(key), str) and record[key].strip() and record.get(head) in (None, "", [], {})
+               for record in records):
+            return key
+    return None
