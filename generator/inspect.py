@@ -631,6 +631,12 @@ def _open(path: Path):
     return runtime_module("readers")._open_bytes(path)
 
 
+DEFINITIONS_ONLY = ("(lists that define the run)",)  # a choice that stands for the lists given way
+# Lists in a request or export document that define the run rather than record it.
+DEFINITION_LISTS = {"tools", "functions", "tool_definitions", "system", "stop", "stop_sequences", "schemas",
+                    "plugins", "agents", "models", "parameters", "settings", "permissions", "labels", "tags"}
+
+
 def _records_in_document(document: Any) -> tuple[list | None, tuple | None, list]:
     """The record list of a JSON document, its path, and the other lists that could be it."""
     if isinstance(document, list):
@@ -650,7 +656,12 @@ def _records_in_document(document: Any) -> tuple[list | None, tuple | None, list
     if not found:
         return None, None, []
     found.sort(key=lambda item: (-len(item[1]), len(item[0])))
-    best_path, best = found[0]
+    # lists that define rather than record (a request's tool schemas, its system prompt) give way
+    recorded = [item for item in found if "_".join(words(str(item[0][-1]))) not in DEFINITION_LISTS]
+    best_path, best = (recorded or found)[0]
+    if len(recorded) == 1 and len(found) > 1:
+        # the one list that records something: no choice to make, but the path must be named
+        return best, best_path, [best_path, DEFINITIONS_ONLY]
     return best, best_path, [p for p, _ in found]
 
 

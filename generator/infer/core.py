@@ -25,11 +25,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from generator.infer.compose import compose
 from generator.infer.crosscheck import prose_in_skipped_kinds
 from generator.infer.embedded import adopt_call_lists
 from generator.infer.links import constant_within_sessions
 from generator.infer.outcomes import error_text, outcome
 from generator.inspect import (
+    DEFINITIONS_ONLY,
     LIST,
     MAX_BYTES,
     Kind,
@@ -214,6 +216,7 @@ class KindPlan:
     reasoning: tuple | None = None  # a call's thought (ReAct `log`)
     emit: list = field(default_factory=list)  # several records from one raw record (calls in a list)
     result_name: tuple | None = None  # a result's tool name, for results that carry no link
+    joined: dict | None = None  # content composed of the text and what is kept beside it (`join`)
     has_extra: list = field(default_factory=list)
     text_fields: list = field(default_factory=list)
 
@@ -271,6 +274,13 @@ class Inferrer:
         for plan in self.plans:
             if plan.role == "tool_result" and not plan.emit:
                 self.finish_result(plan)
+            if plan.role in ("user", "assistant", "reasoning", "tool_result") and not plan.emit \
+                    and len(plan.content) == 1:
+                joined = compose([rec.data for rec in plan.kind.recs], plan.content[0])
+                if joined:
+                    plan.joined = self.redecide(f"kinds[{plan.kind.key}].content", joined, 0.85,
+                                                "the text, then what the records keep beside it "
+                                                + ", ".join(f"`{p['path']}`" for p in joined["join"][1:]))
         mapping["timestamps"] = self.timestamps()
         mapping["meta"] = self.meta()
         if self.document_used:
@@ -371,10 +381,13 @@ class Inferrer:
             choices = {c for f in objects for c in f.records_path_choices}
             auto_ok = len(best) == 1 and all(len(f.records_path_choices) == 1 for f in objects)
             value = None if auto_ok else mapping_path(best)
+            definitions = DEFINITIONS_ONLY in choices
+            choices.discard(DEFINITIONS_ONLY)
             if auto_ok:
                 conf, evidence = 0.95, f"each JSON object holds one record list (`{dotted(best)}`), found automatically"
             elif len(paths) == 1 and len(choices) == 1:
-                conf, evidence = 0.9, f"the record list is at `{dotted(best)}` in every JSON object"
+                conf, evidence = 0.9, f"the record list is at `{dotted(best)}` in every JSON object" + (
+                    "; the other lists define the run (tools, system prompt)" if definitions else "")
             else:
                 conf = 0.6
                 evidence = f"several lists of objects ({', '.join(dotted(c) for c in sorted(choices, key=dotted))}); " \
@@ -491,6 +504,9 @@ class Inferrer:
         # an object holding one text field is read at that field (outputs.output)
         # an object holding a named output is read at that field (outputs -> outputs.output)
         plan.output = [f.path for f in outs if not any(f.path == o.path[: len(f.path)] and o is not f for o in outs)]
+        # ... unless the outer field is text in some records (an error string where results are an object)
+        plan.output = [p[:-1] if len(p) > 1 and kind.stats.get(p[:-1]) is not None
+                       and kind.stats[p[:-1]].types.get("string") else p for p in plan.output]
         if label and plan.args and plan.output and plan.output[0] != plan.args:
             plan.tool_name = label.path
             plan.output = [o for o in plan.output if o != label.path]
@@ -1111,7 +1127,7 @@ class Inferrer:
             rule["emit"] = plan.emit
             return rule
         if plan.role in ("user", "assistant", "reasoning", "system", "observation", "tool_result", "tool_exchange"):
-            rule["content"] = paths_value(plan.content or [("content",)])
+            rule["content"] = plan.joined or paths_value(plan.content or [("content",)])
         if plan.role in ("tool_call", "tool_exchange"):
             if plan.call_id:
                 rule["call_id"] = mapping_path(plan.call_id)

@@ -33,6 +33,9 @@ WINDOW = 24
 NOISE_KEYS = {"tools", "functions", "tool_definitions", "schema", "parameters", "metadata", "usage", "extra",
               "headers", "request", "config", "settings", "options", "env", "environment", "replay_config",
               "input_schema", "json_schema", "response_format", "instructions"}
+# an image's or a recording's URL is a binary payload's address, which the seed asks to drop
+MEDIA_KEYS = {"image", "image_url", "images", "input_image", "document", "file", "input_file", "audio_url", "img", "picture", "photo", "screenshot", "audio", "video", "thumbnail",
+              "avatar", "icon", "inline_data", "file_data", "image_uri", "thumb", "preview"}
 LOSING_SKIPS = ("with no content", "tool result with no earlier call", "tool result with no link", "duplicate tool result",
                 "tool call without a tool name", "unknown block type")
 _SPACES = re.compile(r"\s+")
@@ -57,33 +60,43 @@ def _squash(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+_URL = re.compile(r"https?://\S{4,}\Z")
+
+
 def is_prose(text: str) -> bool:
+    """Text to keep: three words or more (not a time), or a link (the seed asks to keep source links)."""
     squashed = _squash(text)
+    if _URL.match(squashed):
+        return True
     return len(squashed) >= 16 and squashed.count(" ") >= 2 and not _TIME.match(squashed)
 
 
 def prose_fields(value: Any, path: tuple = (), skip_key: str | None = None) -> list[tuple[str, str]]:
-    """(field pattern, text) of every prose string in a record; list positions read as ``[]``."""
+    """(field pattern, text) of every prose string in a record; list positions read as ``[]``.
+    A link inside an image, audio or video (by its key or its block's ``type``) is a binary
+    payload's address, not text to keep."""
     out: list[tuple[str, str]] = []
-    stack = [(path, value)]
+    stack: list[tuple[tuple, Any, bool]] = [(path, value, False)]
     while stack:
-        where, node = stack.pop()
+        where, node, media = stack.pop()
         if isinstance(node, str):
             if node.lstrip().startswith(("{", "[")):  # JSON text (arguments, OpenTelemetry attributes)
                 try:
-                    stack.append((where, json.loads(node)))
+                    stack.append((where, json.loads(node), media))
                     continue
                 except ValueError:
                     pass
-            if is_prose(node):
+            link = _URL.match(node.strip())
+            if is_prose(node) and not (link and (media or any(w.lower() in MEDIA_KEYS for w in where))):
                 out.append((".".join(where), node))
         elif isinstance(node, dict):
+            inside = media or str(node.get("type", "")).lower() in MEDIA_KEYS
             for key, item in node.items():
                 if key == skip_key or str(key).lower() in NOISE_KEYS:
                     continue
-                stack.append(((*where, str(key)), item))
+                stack.append(((*where, str(key)), item, inside))
         elif isinstance(node, list):
-            stack.extend(((*where, "[]"), item) for item in node)
+            stack.extend(((*where, "[]"), item, media) for item in node)
     return out
 
 
