@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.infer.compose import compose
-from generator.infer.crosscheck import prose_in_skipped_kinds
+from generator.infer.crosscheck import prose_in_skipped_kinds, streamed_results, trigger_as_user
 from generator.infer.embedded import adopt_call_lists
 from generator.infer.links import constant_within_sessions
 from generator.infer.outcomes import error_text, outcome
@@ -270,13 +270,16 @@ class Inferrer:
         for plan in self.plans:
             self.finish_role(plan)
         adopt_call_lists(self)
+        trigger_as_user(self)
+        streamed_results(self)
         prose_in_skipped_kinds(self)
         for plan in self.plans:
             if plan.role == "tool_result" and not plan.emit:
                 self.finish_result(plan)
-            if plan.role in ("user", "assistant", "reasoning", "tool_result") and not plan.emit \
-                    and len(plan.content) == 1:
-                joined = compose([rec.data for rec in plan.kind.recs], plan.content[0])
+            streams = [p for p in plan.content if len(p) == 1 and norm(p[0]) == "stdout"]
+            if plan.role in ("user", "assistant", "reasoning", "tool_result") and not plan.emit and not plan.joined \
+                    and (len(plan.content) == 1 or streams):
+                joined = compose([rec.data for rec in plan.kind.recs], (streams or plan.content)[0])
                 if joined:
                     plan.joined = self.redecide(f"kinds[{plan.kind.key}].content", joined, 0.85,
                                                 "the text, then what the records keep beside it "

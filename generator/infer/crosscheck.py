@@ -15,8 +15,8 @@ from collections import Counter
 from typing import Any
 
 from generator.infer.calls import norm
-from generator.infer.losses import prose_fields
-from generator.inspect import dotted, mapping_path
+from generator.infer.losses import _squash, _windows, prose_fields
+from generator.inspect import dotted, get, mapping_path
 
 GENERIC_SKIP = "with no text or tool fields"
 # fields whose text explains an event rather than says something (a retry's reason, a status line)
@@ -32,16 +32,31 @@ def _content_path(pattern: str) -> tuple | None:
     return tuple(p for p in parts if p != "[]") or None
 
 
+def _kept_text(inferrer: Any, document_key: str | None) -> str:
+    """The prose of the records of every kind that is kept, squashed, for repetition checks."""
+    texts = [text for plan in inferrer.plans if plan.role not in ("skip", "meta") for rec in plan.kind.recs
+             for _, text in prose_fields(rec.data, skip_key=document_key)]
+    return _squash("\n".join(texts))
+
+
 def prose_in_skipped_kinds(inferrer: Any) -> None:
     document_key = getattr(inferrer, "document_key_name", None)
+    kept: str | None = None
     for plan in inferrer.plans:
         if plan.role != "skip" or GENERIC_SKIP not in plan.evidence:
             continue
         fields: Counter = Counter()
+        texts: list[str] = []
         for rec in plan.kind.recs:
-            fields.update({pattern for pattern, _ in prose_fields(rec.data, skip_key=document_key)
-                           if norm(pattern.rsplit(".", 1)[-1]) not in DIAGNOSTIC})
+            found = [(pattern, text) for pattern, text in prose_fields(rec.data, skip_key=document_key)
+                     if norm(pattern.rsplit(".", 1)[-1]) not in DIAGNOSTIC]
+            fields.update({pattern for pattern, _ in found})
+            texts.extend(text for _, text in found)
         if not fields:
+            continue
+        kept = _kept_text(inferrer, document_key) if kept is None else kept
+        if all(any(window in kept for window in _windows(text)) for text in texts):
+            plan.evidence += "; its text repeats what other kinds already write"
             continue
         pattern, n = fields.most_common(1)[0]
         path = _content_path(pattern)
@@ -56,3 +71,88 @@ def prose_in_skipped_kinds(inferrer: Any) -> None:
         else:
             inferrer.redecide(f"{key}.role", "skip", 0.5, f"{why}: skipping it would lose that text",
                               ["user", "assistant", "reasoning"])
+
+
+def _texts(plan: Any, path: tuple) -> list[tuple[Any, str]]:
+    out = []
+    for rec in plan.kind.recs:
+        value = get(rec.data, path)
+        if isinstance(value, str) and value.strip():
+            out.append((rec, value))
+    return out
+
+
+def streamed_results(inferrer: Any) -> None:
+    """A result kind whose every text is part of another result kind's output for the same call
+    (streamed output deltas beside the command's end event) repeats it: skipped, with the reason."""
+    results = [p for p in inferrer.plans if p.role == "tool_result" and p.result_link and p.content and not p.emit]
+    for piece in results:
+        for whole in results:
+            if whole is piece:
+                continue
+            outputs: dict[str, str] = {}
+            for rec, text in _texts(whole, whole.content[0]):
+                link = get(rec.data, whole.result_link)
+                outputs[str(link)] = outputs.get(str(link), "") + text
+            pieces = [(get(rec.data, piece.result_link), text) for rec, text in _texts(piece, piece.content[0])]
+            if pieces and all(_squash(text) in _squash(outputs.get(str(link), "")) for link, text in pieces):
+                key = f"kinds[{piece.kind.key}]"
+                piece.role = "skip"
+                inferrer.forget(f"{key}.")
+                inferrer.decide(f"{key}.role", "skip", 0.85,
+                                f"{piece.kind.count} record(s) whose text is part of the output that "
+                                f"{whole.kind.key} records give for the same call (streamed pieces): a repeat")
+                break
+
+
+def _prose_paths(plan: Any) -> list[tuple]:
+    """The paths (two keys deep, not in lists) that hold prose in the kind's records, in record order."""
+    found: dict[tuple, int] = {}
+    for rec in plan.kind.recs:
+        for pattern, _ in prose_fields(rec.data):
+            parts = tuple(pattern.split("."))
+            if "[]" not in parts and len(parts) <= 2:
+                found[parts] = found.get(parts, 0) + 1
+    return list(found)
+
+
+def trigger_as_user(inferrer: Any) -> None:
+    """No kind is the user's: the record that opens every session and holds prose (a run's task,
+    a workflow's request) is the user record, as the seed's mapping guidance says."""
+    if any(p.role == "user" or any(e.get("role") == "user" for e in p.emit) for p in inferrer.plans):
+        return
+    sessions = max(1, inferrer.p.session.sessions or 1)
+    openers = [p for p in inferrer.plans if p.kind.first_in_session >= sessions and p.role not in ("user",)]
+    for plan in openers:
+        paths = _prose_paths(plan)
+        if not paths:
+            continue
+        key = f"kinds[{plan.kind.key}]"
+        inferrer.forget(f"{key}.")
+        inferrer.call_sites.discard(f"kind:{plan.kind.key}")
+        plan.role, plan.content, plan.emit = "user", [paths[0]], []
+        inferrer.decide(f"{key}.role", "user", 0.85,
+                        f"{plan.kind.count} record(s), each opening its session, hold the request in "
+                        + ", ".join(f"`{dotted(p)}`" for p in paths) + "; no other kind is the user's")
+        if len(paths) > 1:
+            plan.joined = inferrer.decide(f"{key}.content", {"join": [mapping_path(p) for p in paths], "sep": "\n\n"},
+                                          0.85, "every text of the request, in order")
+        else:
+            inferrer.decide(f"{key}.content", [mapping_path(paths[0])], 0.85, f"the request in `{dotted(paths[0])}`")
+        opened = {str(get(rec.data, path)) for rec in plan.kind.recs for path, st in plan.kind.stats.items()
+                  if len(path) == 1 and isinstance(get(rec.data, path), str)}
+        for other in inferrer.plans:
+            if other.role == "tool_result" and other.result_link and all(
+                    str(get(rec.data, other.result_link)) in opened for rec in other.kind.recs):
+                other.role = "skip"
+                okey = f"kinds[{other.kind.key}]"
+                inferrer.forget(f"{okey}.")
+                texts = [text for rec in other.kind.recs for _, text in prose_fields(rec.data)]
+                kept = _kept_text(inferrer, None)
+                repeats = all(any(w in kept for w in _windows(text)) for text in texts)
+                inferrer.decide(f"{okey}.role", "skip", 0.85 if repeats else 0.6,
+                                f"{other.kind.count} record(s) that refer to the request by "
+                                f"`{dotted(other.result_link)}`, not to a tool call: the run's end"
+                                + ("; its text repeats what other kinds write" if repeats else ""),
+                                ["assistant"])
+        return

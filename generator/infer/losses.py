@@ -91,12 +91,10 @@ def prose_fields(value: Any, path: tuple = (), skip_key: str | None = None) -> l
                 out.append((".".join(where), node))
         elif isinstance(node, dict):
             inside = media or str(node.get("type", "")).lower() in MEDIA_KEYS
-            for key, item in node.items():
-                if key == skip_key or str(key).lower() in NOISE_KEYS:
-                    continue
-                stack.append(((*where, str(key)), item, inside))
+            items = [(k, v) for k, v in node.items() if k != skip_key and str(k).lower() not in NOISE_KEYS]
+            stack.extend(((*where, str(key)), item, inside) for key, item in reversed(items))  # in order
         elif isinstance(node, list):
-            stack.extend(((*where, "[]"), item, media) for item in node)
+            stack.extend(((*where, "[]"), item, media) for item in reversed(node))
     return out
 
 
