@@ -26,7 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from generator.infer.compose import compose
-from generator.infer.crosscheck import prose_in_skipped_kinds, streamed_results, trigger_as_user
+from generator.infer.crosscheck import (
+    prose_in_skipped_kinds,
+    streamed_results,
+    textless_messages,
+    trigger_as_user,
+)
 from generator.infer.embedded import adopt_call_lists
 from generator.infer.links import constant_within_sessions
 from generator.infer.outcomes import error_text, outcome
@@ -272,6 +277,7 @@ class Inferrer:
         adopt_call_lists(self)
         trigger_as_user(self)
         streamed_results(self)
+        textless_messages(self)
         prose_in_skipped_kinds(self)
         for plan in self.plans:
             if plan.role == "tool_result" and not plan.emit:

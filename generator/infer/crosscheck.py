@@ -156,3 +156,20 @@ def trigger_as_user(inferrer: Any) -> None:
                                 + ("; its text repeats what other kinds write" if repeats else ""),
                                 ["assistant"])
         return
+
+
+def textless_messages(inferrer: Any) -> None:
+    """A kind named like a message whose records hold no text at all (a response's envelope with
+    its usage and status) is bookkeeping, not an empty message: skipped, with the reason."""
+    for plan in inferrer.plans:
+        key = f"kinds[{plan.kind.key}]"
+        content = next((d for d in inferrer.decisions if d.key == f"{key}.content"), None)
+        if plan.role not in ("user", "assistant", "reasoning") or plan.emit or content is None \
+                or content.evidence != "no text field found":
+            continue
+        if any(prose_fields(rec.data) for rec in plan.kind.recs):
+            continue
+        plan.role = "skip"
+        inferrer.forget(f"{key}.")
+        inferrer.decide(f"{key}.role", "skip", 0.85, f"{plan.kind.count} record(s) named like a message but holding "
+                        "no text (ids, status, usage): bookkeeping, skipped and counted")

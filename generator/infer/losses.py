@@ -13,7 +13,9 @@ Contract: ``find_losses(mapping, inputs, outputs, summary)`` reads the raw files
   output (compared by short windows, so redaction and truncation do not count as loss);
 - tool calls: items of call lists (``calls.call_shape``) in kept records beyond the number of
   calls written;
-- skips the cleaner counted that drop a message or a result (no content, no earlier call).
+- skips the cleaner counted that drop a result or a call (no earlier call, a repeated answer, no tool
+  name, an unknown block type). A record skipped for holding no content lost nothing the first two
+  checks would not see.
 Records of kinds the mapping skips are deliberate drops, reported by the preview, not losses.
 """
 
@@ -36,7 +38,7 @@ NOISE_KEYS = {"tools", "functions", "tool_definitions", "schema", "parameters", 
 # an image's or a recording's URL is a binary payload's address, which the seed asks to drop
 MEDIA_KEYS = {"image", "image_url", "images", "input_image", "document", "file", "input_file", "audio_url", "img", "picture", "photo", "screenshot", "audio", "video", "thumbnail",
               "avatar", "icon", "inline_data", "file_data", "image_uri", "thumb", "preview"}
-LOSING_SKIPS = ("with no content", "tool result with no earlier call", "tool result with no link", "duplicate tool result",
+LOSING_SKIPS = ("tool result with no earlier call", "tool result with no link", "duplicate tool result",
                 "tool call without a tool name", "unknown block type")
 _SPACES = re.compile(r"\s+")
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
