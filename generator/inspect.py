@@ -631,6 +631,7 @@ def _open(path: Path):
     return runtime_module("readers")._open_bytes(path)
 
 
+TOOL_NAME_FIELDS = {"tool", "tool_name", "function_name", "toolname"}  # name tools, not kinds of records
 DEFINITIONS_ONLY = ("(lists that define the run)",)  # a choice that stands for the lists given way
 # Lists in a request or export document that define the run rather than record it.
 DEFINITION_LISTS = {"tools", "functions", "tool_definitions", "system", "stop", "stop_sequences", "schemas",
@@ -1293,9 +1294,10 @@ def _discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_ro
                 vocab >= 0.8 and len(hits) >= 2) or (structure >= 0.5 and 2 <= len(groups) <= 12 and coverage >= 0.5)
             if len(groups) > 1 and len(groups) >= 0.6 * present and present > 4 and vocab < 0.5:
                 ok = False  # nearly one value per record: names or ids, not kinds
-            if not strong and ("id" in words(name) or (vocab < 0.5 and len(groups) > 1
+            if not strong and ("id" in words(name) or "_".join(words(name)) in TOOL_NAME_FIELDS or (
+                    vocab < 0.5 and len(groups) > 1
                                                           and all(len(g) == 1 for g in groups.values()))):
-                ok = False  # an id (`call_id`), or a value no two records share: it names, it does not sort
+                ok = False  # an id, a tool's name, or a value no two records share: it names, it does not sort
         if not ok:
             continue
         score = (3 if strong else 0) + 2 * vocab + 2 * structure + 2 * coverage - 0.1 * len(path)

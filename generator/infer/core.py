@@ -28,6 +28,7 @@ from typing import Any
 from generator.infer.compose import compose
 from generator.infer.crosscheck import (
     prose_in_skipped_kinds,
+    repeats_as_skip,
     streamed_results,
     textless_messages,
     trigger_as_user,
@@ -277,6 +278,7 @@ class Inferrer:
         adopt_call_lists(self)
         trigger_as_user(self)
         streamed_results(self)
+        repeats_as_skip(self)
         textless_messages(self)
         prose_in_skipped_kinds(self)
         for plan in self.plans:

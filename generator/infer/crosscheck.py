@@ -32,11 +32,35 @@ def _content_path(pattern: str) -> tuple | None:
     return tuple(p for p in parts if p != "[]") or None
 
 
-def _kept_text(inferrer: Any, document_key: str | None) -> str:
-    """The prose of the records of every kind that is kept, squashed, for repetition checks."""
-    texts = [text for plan in inferrer.plans if plan.role not in ("skip", "meta") for rec in plan.kind.recs
-             for _, text in prose_fields(rec.data, skip_key=document_key)]
+def _kept_text(inferrer: Any, document_key: str | None, besides: Any = None) -> str:
+    """The prose of the records of every kind that is kept (but ``besides``), squashed, for
+    repetition checks."""
+    texts = [text for plan in inferrer.plans if plan.role not in ("skip", "meta") and plan is not besides
+             for rec in plan.kind.recs for _, text in prose_fields(rec.data, skip_key=document_key)]
     return _squash("\n".join(texts))
+
+
+def _sure(inferrer: Any, key: str) -> bool:
+    decision = next((d for d in reversed(inferrer.decisions) if d.key == key), None)
+    return decision is not None and decision.confidence >= 0.8
+
+
+def repeats_as_skip(inferrer: Any) -> None:
+    """A kind whose role is a guess and whose every text repeats what other kinds write (a run's
+    closing summary repeating the last answer) is a repeat: skipped, with the reason."""
+    for plan in inferrer.plans:
+        key = f"kinds[{plan.kind.key}]"
+        if plan.role in ("skip", "meta") or plan.emit or _sure(inferrer, f"{key}.role"):
+            continue
+        texts = [text for rec in plan.kind.recs for _, text in prose_fields(rec.data)]
+        if not texts:
+            continue
+        kept = _kept_text(inferrer, None, besides=plan)
+        if all(any(window in kept for window in _windows(text)) for text in texts):
+            plan.role = "skip"
+            inferrer.forget(f"{key}.")
+            inferrer.decide(f"{key}.role", "skip", 0.85, f"{plan.kind.count} record(s) whose text repeats what "
+                            "other kinds already write (a closing summary, an echo): skipped and counted")
 
 
 def prose_in_skipped_kinds(inferrer: Any) -> None:
@@ -119,10 +143,12 @@ def _prose_paths(plan: Any) -> list[tuple]:
 def trigger_as_user(inferrer: Any) -> None:
     """No kind is the user's: the record that opens every session and holds prose (a run's task,
     a workflow's request) is the user record, as the seed's mapping guidance says."""
-    if any(p.role == "user" or any(e.get("role") == "user" for e in p.emit) for p in inferrer.plans):
+    if any((p.role == "user" and _sure(inferrer, f"kinds[{p.kind.key}].role"))
+           or any(e.get("role") == "user" for e in p.emit) for p in inferrer.plans):
         return
     sessions = max(1, inferrer.p.session.sessions or 1)
-    openers = [p for p in inferrer.plans if p.kind.first_in_session >= sessions and p.role not in ("user",)]
+    openers = [p for p in inferrer.plans if p.kind.first_in_session >= sessions and not p.emit and (
+        not _sure(inferrer, f"kinds[{p.kind.key}].role") or p.role in ("skip", "tool_call", "meta"))]
     for plan in openers:
         paths = _prose_paths(plan)
         if not paths:

@@ -15,6 +15,7 @@ linked by id. Each change is a decision with evidence; answered decisions are re
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from generator.infer.calls import CallList, find_call_lists, find_result_lists, norm
@@ -116,9 +117,36 @@ def _link_field(inferrer: Any, plan: Any, ids: set[str]) -> tuple[tuple, float] 
     return best
 
 
+def _arguments(records: list[dict], calls: CallList) -> dict[str, Any]:
+    """Call id -> its arguments as an object (parsed when they are JSON text)."""
+    out: dict[str, Any] = {}
+    for record in records:
+        for item in _get(record, calls.path) or []:
+            if not isinstance(item, dict) or calls.call_id is None:
+                continue
+            args = _get(item, calls.args) if calls.args else None
+            if isinstance(args, str):
+                try:
+                    args = json.loads(args) if args.strip() else {}
+                except ValueError:
+                    continue
+            out[str(_get(item, calls.call_id))] = args
+    return out
+
+
+def _repeats_calls(plan: Any, link: tuple, arguments: dict[str, Any]) -> bool:
+    """Whether every record of the kind carries, beside a call's id, that call's arguments."""
+    for rec in plan.kind.recs:
+        wanted = arguments.get(str(_get(rec.data, link)))
+        if wanted is None or not any(value == wanted for value in rec.data.values()):
+            return False
+    return True
+
+
 def adopt_call_lists(inferrer: Any) -> None:
     holders = []
     ids: set[str] = set()
+    arguments: dict[str, Any] = {}
     for plan in inferrer.plans:
         names = inferrer.named(plan)
         if plan.role in ("meta", "tool_call", "tool_exchange") or (plan.role == "skip" and names
@@ -130,6 +158,7 @@ def adopt_call_lists(inferrer: Any) -> None:
             holders.append((plan, records, lists))
             for calls in lists:
                 ids |= set(calls.ids)
+                arguments.update(_arguments(records, calls))
                 inferrer.embedded_call_names = getattr(inferrer, "embedded_call_names", set()) | {
                     item[calls.tool_name[0]] if len(calls.tool_name) == 1 else _get(item, calls.tool_name)
                     for record in records for item in (_get(record, calls.path) or []) if isinstance(item, dict)}
@@ -175,6 +204,13 @@ def adopt_call_lists(inferrer: Any) -> None:
             continue
         link = _link_field(inferrer, plan, ids)
         if link is None or (plan.role == "tool_result" and plan.result_link == link[0]):
+            continue
+        if _repeats_calls(plan, link[0], arguments):
+            plan.role = "skip"
+            inferrer.forget(f"{key}.")
+            inferrer.decide(f"{key}.role", "skip", 0.85,
+                            f"{plan.kind.count} record(s) that repeat calls already written (the same id and "
+                            "arguments): skipped and counted")
             continue
         content = plan.content or plan.output or [p for _, p, _ in plan.text_fields[:1]]
         if not content:
