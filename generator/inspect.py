@@ -1010,6 +1010,23 @@ def _container(readers: Any, path: Path) -> str:
     return kind
 
 
+def _read_table(report: FileReport, path: Path, table: str, index: int, keep: int) -> list[Rec]:
+    """A CSV/TSV file read by the cleaner's own table reader: one record a row."""
+    readers = runtime_module("readers")
+    report.container = table
+    kept = _Keep(index, keep)
+    for entry in readers.read_records(readers.InputFile(path, Path(path.name)), table):
+        if isinstance(entry, readers.BadLine):
+            report.bad(f"{report.path}:{entry.where.line}", entry.reason)
+        else:
+            kept.offer(entry[1], f"{report.path}:{entry[0].line}")
+    report.bytes_read = report.size
+    report.records = getattr(kept, "parsed", len(kept))
+    if not kept:
+        report.problem = "no row under the header"
+    return list(kept)
+
+
 def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 6000) -> tuple[FileReport, list[Rec]]:
     """Read at most ``budget`` bytes of one file as the cleaner's readers would."""
     readers = runtime_module("readers")
@@ -1018,6 +1035,9 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
         report = FileReport(shown, stat.st_size, mtime=stat.st_mtime)
         with open(path, "rb") as handle:
             report.compressed = handle.read(2) == b"\x1f\x8b"
+        table = readers.table_kind(path)
+        if table is not None:
+            return report, _read_table(report, path, table, index, keep)
         first = _first_byte(path)
         named_json = any(part in (".json", ".jsonl", ".ndjson") for part in Path(shown.lower()).suffixes)
         if not first or (first not in (b"{", b"[") and not named_json):

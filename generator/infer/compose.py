@@ -7,7 +7,8 @@ message's ``files`` and a command's ``stderr`` are dropped by a mapping that rea
 Contract: ``compose(records, content)`` -> a ``join`` spec (docs/mapping.md) for a kind whose
 text is read at ``content``, or None when nothing beside it needs keeping. Beside the text it
 keeps, in record order: a list of URLs; a list of objects naming files or links (their name or
-URL, one a line); a ``stderr`` beside a ``stdout``. A list is labelled with its field's name
+URL, one a line); the name of one attached file (``[attachment: name]``, as placeholders are
+written); a ``stderr`` beside a ``stdout``. A list is labelled with its field's name
 (``sources`` -> ``Sources:``); stderr with ``stderr:``.
 """
 
@@ -20,6 +21,9 @@ from generator.infer.calls import norm
 from generator.inspect import mapping_path
 
 URL = re.compile(r"https?://\S+\Z")
+# a field naming one file a message carries
+ATTACHMENT_NAMES = {"attachment", "attachment_name", "attachment_file", "attachment_filename", "file_name",
+                    "filename", "attached_file"}
 ITEM_NAME_KEYS = ("url", "href", "link", "name", "file_name", "filename", "title", "path")
 
 
@@ -49,6 +53,10 @@ def compose(records: list[dict], content: tuple) -> dict | None:
         if key == head:
             continue
         lists = [record[key] for record in records if isinstance(record.get(key), list) and record[key]]
+        if norm(key) in ATTACHMENT_NAMES and "." not in key and all(
+                isinstance(r.get(key), str) for r in records if r.get(key) is not None):
+            pieces.append({"text": f"[attachment: {{{key}}}]"})  # left out where the record names none
+            continue
         if not lists:
             if norm(head) == "stdout" and norm(key) == "stderr" and any(
                     isinstance(r.get(key), str) and r[key].strip() for r in records):

@@ -35,6 +35,7 @@ from generator.infer.crosscheck import (
 )
 from generator.infer.embedded import adopt_call_lists
 from generator.infer.links import constant_within_sessions
+from generator.infer.notes import note_flag
 from generator.infer.outcomes import error_text, outcome
 from generator.inspect import (
     DEFINITIONS_ONLY,
@@ -291,7 +292,7 @@ class Inferrer:
                 if joined:
                     plan.joined = self.redecide(f"kinds[{plan.kind.key}].content", joined, 0.85,
                                                 "the text, then what the records keep beside it "
-                                                + ", ".join(f"`{p['path']}`" for p in joined["join"][1:]))
+                                                + ", ".join(f"`{p.get('path') or p.get('text')}`" for p in joined["join"][1:]))
         mapping["timestamps"] = self.timestamps()
         mapping["meta"] = self.meta()
         if self.document_used:
@@ -358,7 +359,7 @@ class Inferrer:
 
     # -- input -----------------------------------------------------------------------------------
     def input(self) -> dict:
-        files = [f for f in self.p.files if f.container in ("jsonl", "json_array", "json_object")]
+        files = [f for f in self.p.files if f.container in ("jsonl", "json_array", "json_object", "csv", "tsv")]
         containers = Counter(f.container + (" (gzip)" if f.compressed else "") for f in files)
         out: dict[str, Any] = {"container": "auto", "records_path": None}
         summary = "containers in the samples: " + (", ".join(
@@ -417,7 +418,7 @@ class Inferrer:
         default = ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "*.ndjson.gz"]
         extra = []
         for f in self.p.files:
-            if f.container not in ("jsonl", "json_array", "json_object"):
+            if f.container not in ("jsonl", "json_array", "json_object", "csv", "tsv"):
                 continue
             name = Path(f.path).name.lower()
             if not any(re.fullmatch(pattern.replace(".", r"\.").replace("*", ".*"), name) for pattern in default):
@@ -1167,7 +1168,19 @@ class Inferrer:
         return None
 
     def kinds_section(self) -> list[dict]:
-        rules = [self.rule(plan) for plan in self.plans]
+        rules = []
+        everything = [rec.data for rec in self.p.recs]
+        for plan in self.plans:
+            rule = self.rule(plan)
+            flag = note_flag([rec.data for rec in plan.kind.recs], everything) \
+                if plan.role in ("assistant", "user") and not plan.emit and "content" in rule else None
+            if flag:
+                key, values = flag
+                self.decide(f"kinds[{plan.kind.key}].notes", {key: values}, 0.85,
+                            f"records with `{key}` {' / '.join(map(repr, values))} are internal notes: reasoning")
+                match = {**rule.get("match", {}), mapping_path((key,)): values if len(values) > 1 else values[0]}
+                rules.append({**rule, "name": f"{rule['name']}: internal note", "match": match, "role": "reasoning"})
+            rules.append(rule)
         rules = collapse_skips(rules)
         rules = merge_skips(rules)
         if self.native_rules:
@@ -1247,6 +1260,8 @@ class Inferrer:
         naive = any(t.format in ("iso_naive",) or (t.format.startswith("strptime:") and "%z" not in t.format)
                     for t in chosen)
         out["timezone"] = self.timezone(naive)
+        if getattr(self, "zone_field", None):
+            out["timezone_field"] = [mapping_path(self.zone_field)]
         sessions_without = self.sessions_without_time([t.path for t in chosen])
         if sessions_without and self.document_fallback(out, f"{sessions_without} sampled session(s) have no time "
                                                             "in their records"):
@@ -1296,16 +1311,21 @@ class Inferrer:
             if LIST in path or norm(path[-1]) not in ("timezone", "tz", "time_zone", "zone", "utc_offset", "tzname"):
                 continue
             values = [v for v in st.values if isinstance(v, str)]
-            if len(values) == 1:
+            if values:
                 try:
-                    zone_runtime.zone(values[0])
+                    for value in values:
+                        zone_runtime.zone(value)
                 except ValueError:
                     continue
+                self.zone_field = path
+                self.decide("timestamps.timezone_field", [mapping_path(path)], 0.85,
+                            f"times carry no zone; `{dotted(path)}` names the zone of each session's times")
                 return self.decide("timestamps.timezone", values[0], 0.85,
-                                   f"times carry no zone; `{dotted(path)}` names one: {values[0]}")
-        return self.decide("timestamps.timezone", "UTC", 0.8,
-                           "times carry no zone; read as UTC (set timestamps.timezone if they are local times)",
-                           ["Europe/Berlin", "America/New_York", "+02:00"])
+                                   f"the zone where a session names none: {values[0]}, the one the samples name")
+        # nothing says which zone naive times are in: reading them as UTC would be a guess
+        return self.decide("timestamps.timezone", "UTC", 0.6,
+                           "times carry no zone and no field names one: which zone were they written in?",
+                           ["Europe/Berlin", "Europe/London", "America/New_York", "+02:00"])
 
     def sessions_without_time(self, paths: list[tuple]) -> int:
         seen: dict[Any, bool] = {}

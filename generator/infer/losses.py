@@ -38,6 +38,9 @@ NOISE_KEYS = {"tools", "functions", "tool_definitions", "schema", "parameters", 
 # an image's or a recording's URL is a binary payload's address, which the seed asks to drop
 MEDIA_KEYS = {"image", "image_url", "images", "input_image", "document", "file", "input_file", "audio_url", "img", "picture", "photo", "screenshot", "audio", "video", "thumbnail",
               "avatar", "icon", "inline_data", "file_data", "image_uri", "thumb", "preview"}
+# the name of a file a message carries is context to keep (what was attached), however short
+FILE_NAME_KEYS = {"attachment", "attachment_name", "attachment_file", "attachment_filename", "file_name", "filename",
+                  "attached_file"}
 LOSING_SKIPS = ("tool result with no earlier call", "tool result with no link", "duplicate tool result",
                 "tool call without a tool name", "unknown block type")
 _SPACES = re.compile(r"\s+")
@@ -89,7 +92,8 @@ def prose_fields(value: Any, path: tuple = (), skip_key: str | None = None) -> l
                 except ValueError:
                     pass
             link = _URL.match(node.strip())
-            if is_prose(node) and not (link and (media or any(w.lower() in MEDIA_KEYS for w in where))):
+            named = bool(where) and where[-1].lower() in FILE_NAME_KEYS and bool(node.strip())
+            if (is_prose(node) or named) and not (link and (media or any(w.lower() in MEDIA_KEYS for w in where))):
                 out.append((".".join(where), node))
         elif isinstance(node, dict):
             inside = media or str(node.get("type", "")).lower() in MEDIA_KEYS

@@ -270,7 +270,7 @@ def read_records(
 TABLES = {"csv": ",", "tsv": "\t"}  # tabular containers and their delimiters
 
 
-def _table_kind(path: Path) -> str | None:
+def table_kind(path: Path) -> str | None:
     """``csv``/``tsv`` for a file named so (also gzipped), else None."""
     suffixes = [s.lower() for s in path.suffixes[-2:]]
     if suffixes and suffixes[-1] == ".gz":
@@ -330,7 +330,7 @@ def _detect(path: Path, limits: Limits) -> tuple[str, bool]:
     first line that is some other whole value (``[{...}, {...}]`` on one line) is tried as a
     document first and read line by line if the whole file is not one.
     """
-    table = _table_kind(path)
+    table = table_kind(path)
     if table is not None:
         return table, False
     with _open_bytes(path) as stream:
