@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from functools import cache
 from pathlib import Path
@@ -34,6 +35,48 @@ def _key(path) -> str:
     return "".join(parts) or "(top level)"
 
 
+def _all_errors(errors: list) -> list:
+    """The errors and those of the alternatives inside them (oneOf/anyOf), shallowest first."""
+    out, queue = [], list(errors)
+    while queue:
+        error = queue.pop(0)
+        out.append(error)
+        queue.extend(error.context or ())
+    return sorted(out, key=lambda e: len(e.absolute_path))
+
+
+def _unknown_keys(instance: dict, schema: dict) -> str:
+    """``unknown key 'contents'; did you mean 'content'?`` for each key the schema does not have."""
+    known = list(schema.get("properties", {}))
+    parts = []
+    for key in instance:
+        if key in known:
+            continue
+        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+        parts.append(f"unknown key {key!r}" + (f"; did you mean {close[0]!r}?" if close else
+                                              f" (known: {', '.join(known)})"))
+    return "; ".join(parts) or "unknown key(s)"
+
+
+class _UniqueKeys(yaml.SafeLoader):
+    """A YAML loader that refuses a key written twice in one mapping (YAML keeps the last silently)."""
+
+
+def _mapping_without_repeats(loader: _UniqueKeys, node: yaml.MappingNode) -> dict:
+    seen: dict = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the key {key!r} is written twice (lines {seen[key] + 1} and "
+                f"{key_node.start_mark.line + 1}); keep one", key_node.start_mark)
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node)
+
+
+_UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_repeats)
+
+
 def check_mapping(mapping: Any, origin: str = "mapping") -> dict:
     """The mapping itself when valid; AnswersError naming the first wrong key otherwise."""
     if not isinstance(mapping, dict):
@@ -41,11 +84,13 @@ def check_mapping(mapping: Any, origin: str = "mapping") -> dict:
     validator = jsonschema.Draft202012Validator(mapping_schema())
     errors = sorted(validator.iter_errors(mapping), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
-        error = jsonschema.exceptions.best_match(errors)
+        # a misspelt key explains the other errors of its object (a required key "missing"): name it first
+        unknown = [e for e in _all_errors(errors) if e.validator == "additionalProperties"]
+        error = unknown[0] if unknown else jsonschema.exceptions.best_match(errors)
         key = _key(error.absolute_path)
         message = error.message
-        if error.validator == "additionalProperties":
-            message = message.replace("Additional properties are not allowed", "unknown key(s)")
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            message = _unknown_keys(error.instance, error.schema)
         raise AnswersError(f"{origin}: {key}: {message}")
     try:
         from generator.paths import runtime_module
@@ -71,7 +116,7 @@ def load_answers(path: str | Path) -> dict:
     except (OSError, UnicodeDecodeError) as exc:
         raise AnswersError(f"{path}: cannot read ({exc})") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeys)  # a SafeLoader that refuses repeated keys
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
