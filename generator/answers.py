@@ -85,7 +85,11 @@ def check_mapping(mapping: Any, origin: str = "mapping") -> dict:
     errors = sorted(validator.iter_errors(mapping), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
         # a misspelt key explains the other errors of its object (a required key "missing"): name it first
-        unknown = [e for e in _all_errors(errors) if e.validator == "additionalProperties"]
+        # of the alternatives, the one the author meant is the deepest with the fewest unknown keys
+        unknown = sorted((e for e in _all_errors(errors) if e.validator == "additionalProperties"
+                          and isinstance(e.instance, dict)),
+                         key=lambda e: (-len(e.absolute_path), sum(
+                             k not in e.schema.get("properties", {}) for k in e.instance)))
         error = unknown[0] if unknown else jsonschema.exceptions.best_match(errors)
         key = _key(error.absolute_path)
         message = error.message
