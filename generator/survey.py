@@ -26,6 +26,8 @@ import questionary
 import yaml
 from questionary import Choice, Separator
 
+from generator.questions import phrase
+
 PROFILES = ("coding", "support", "research", "ops", "compliance", "generic")
 CUSTOM = "<custom>"
 BACK = "<back>"
@@ -138,16 +140,31 @@ def ask_decision(asker: Asker, decision, *, intro: str = "") -> Any:
     say("")
     if intro:
         say(intro)
-    say(f"  {decision.key}: {decision.evidence}")
+    phrased = phrase(decision, field_examples(state))
     if detail:
         say(f"  {detail}")
-    values = [decision.value, *[c for c in decision.candidates if c != decision.value]]
-    choices = [Choice(show_value(v), value=i) for i, v in enumerate(values)]
+    say(f"  why it is open: {decision.evidence}")
+    say(f"  (mapping key: {decision.key})")
+    choices = [Choice(label, value=i) for i, (label, _) in enumerate(phrased.options)]
     choices += [Separator(), Choice("type another value", value=CUSTOM)]
-    picked = asker.select(f"{decision.key}?", choices, default=0, instruction="(arrows, enter)")
+    picked = asker.select(phrased.question, choices, default=0, instruction="(arrows, enter)")
     if picked == CUSTOM:
         return parse_value(asker.text(f"{decision.key} (YAML value):", validate=lambda s: bool(s.strip()) or "type a value"))
-    return values[picked]
+    return phrased.options[picked][1]
+
+
+def field_examples(state: State) -> dict[str, Any]:
+    """An example value for every field path of the samples (dotted), for options that name a field."""
+    from generator.paths import runtime_module
+
+    redactor = runtime_module("redact").Redactor()
+    examples: dict[str, Any] = {}
+    for path, stat in state.profile.stats.items():
+        values = getattr(stat, "values", None)
+        if values:
+            example = next(iter(values))
+            examples[".".join(map(str, path))] = redactor.redact(example) if isinstance(example, str) else example
+    return examples
 
 
 def ask_questions(asker: Asker) -> None:

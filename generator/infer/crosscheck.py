@@ -147,7 +147,9 @@ def trigger_as_user(inferrer: Any) -> None:
            or any(e.get("role") == "user" for e in p.emit) for p in inferrer.plans):
         return
     sessions = max(1, inferrer.p.session.sessions or 1)
-    openers = [p for p in inferrer.plans if p.kind.first_in_session >= sessions and not p.emit and (
+    # a trigger opens its session once (a run's start event), unlike a speaker who opens and talks on
+    openers = [p for p in inferrer.plans if p.kind.first_in_session >= sessions and p.kind.per_session_max == 1
+               and not p.emit and (
         not _sure(inferrer, f"kinds[{p.kind.key}].role") or p.role in ("skip", "tool_call", "meta"))]
     for plan in openers:
         paths = _prose_paths(plan)

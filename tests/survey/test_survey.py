@@ -120,9 +120,11 @@ def _spawn(args: list[str], cwd: Path):
 
 def test_real_command_in_a_pseudo_terminal(tmp_path):
     child = _spawn(["new", str(AMBIGUOUS), "-o", str(tmp_path / "cleaner")], tmp_path)
-    child.expect_exact("kinds[speaker=A].role?")
+    child.expect_exact("(mapping key: kinds[speaker=A].role)")
+    child.expect_exact("What are these records?")
     child.send(ENTER)
-    child.expect_exact("kinds[speaker=B].role?")
+    child.expect_exact("(mapping key: kinds[speaker=B].role)")
+    child.expect_exact("What are these records?")
     child.send(DOWN + ENTER)
     for prompt in ("Does this look right?", "Privacy settings?", "Lerim source profile", "Write the cleaner project to:"):
         child.expect_exact(prompt)
