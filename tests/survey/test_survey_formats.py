@@ -3,8 +3,8 @@ questions it asks (in the data's terms) gives the cleaner whose output is the ha
 
 from __future__ import annotations
 
-from .test_survey import DOWN, ENTER, _spawn, pexpect_eof
 from ..formats.support import FIXTURES, Case, only_output, run_cleaner
+from .test_survey import DOWN, ENTER, _spawn, pexpect_eof
 
 
 def _render(tmp_path, case: Case, answers: list[tuple[str, str]]) -> None:
