@@ -24,10 +24,11 @@ timestamps with a zone, assistant content null exactly when tool_calls is presen
 holding a JSON object, unique tool call ids, each tool result after its call, a user and an
 assistant record).
 
-Every rule comes from the trajectory-v1 schema, from Lerim's rules for custom trace folders
-(the seed), or from Letta's runtime validator (validateTranscript, which Letta's normaliser runs
-on every transcript it writes); the list below gives each rule's origin. Whatever Letta's
-validator rejects is an error here, and its messages say so.
+Each rule's origin is listed below: the trajectory-v1 schema, Lerim's rules for custom trace
+folders (the seed), Letta's runtime validator (validateTranscript, which Letta's normaliser runs
+on every transcript it writes), JSON itself, or, for one warning, trajectory-cleaner's own advice.
+Whatever Letta's validator rejects is an error here; --partial accepts what Letta's
+{partial: true} accepts (no user or no assistant record), with a warning.
 
 Every problem is printed as `path:line: rule: message`. Warnings (lines that are not compact but
 that JSON-lines readers accept, timestamps going backwards, a second result for one call) do not
