@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.formats.support import cases, first_difference, generator, only_output, run_cleaner  # noqa: E402
+from tests.formats.support import cases, first_difference, generator, only_output, run_cleaner
 
 
 def judge(case, work: Path) -> dict:

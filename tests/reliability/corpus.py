@@ -417,10 +417,15 @@ CASES: list[Case] = [
     Case("missing-content", file_case("c.jsonl", records(*BASE, without(A, "text"), {**A, "text": ""},
                                                          {**A, "text": []})), 0, MISSING_FIELD,
          {"c.jsonl": BASE_OUT}, stdout=("3 x assistant record with no content (first at c.jsonl:5)",)),
-    Case("call-missing-tool-name", file_case("c.jsonl", records(U, without(C, "name"), R, A)), 0, MISSING_FIELD,
-         {"c.jsonl": (META + OUT_USER + OUT_ASSISTANT).encode()},
+    # the session's only call has no name: every call it holds would be lost, so the session fails
+    Case("call-missing-tool-name", file_case("c.jsonl", records(U, without(C, "name"), R, A)), 1, MISSING_FIELD,
          stdout=("1 x tool call without a tool name (first at c.jsonl:2)",
-                 "1 x tool result with no earlier call (first at c.jsonl:3)")),
+                 "1 x tool result with no earlier call (first at c.jsonl:3)", "kept:              calls 0/1"),
+         stderr=("c.jsonl: every one of its 1 tool call(s) was lost",), fix="tool_name"),
+    Case("one-call-of-two-missing-tool-name", file_case("c.jsonl", records(U, without(C, "name"), C, R, A)), 0,
+         MISSING_FIELD, {"c.jsonl": (META + OUT_USER + OUT_CALL + OUT_RESULT + OUT_ASSISTANT).encode()},
+         stdout=("1 x tool call without a tool name (first at c.jsonl:2)", "kept:              calls 1/2",
+                 "sessions losing calls or results: 1")),
     # -- tool calls ------------------------------------------------------------------------------
     Case("duplicate-call-ids", file_case("d.jsonl", records(U, C, C, R, R, A)), 0, CALL_IDS,
          {"d.jsonl": (META + OUT_USER + OUT_CALL + OUT_CALL.replace('"id":"call_1"', '"id":"call_1__2"') + OUT_RESULT

@@ -38,7 +38,10 @@ def build_session(mapping: dict, records: list[dict]) -> list[dict]:
 
     convert = runtime_module("convert")
     readers = runtime_module("readers")
-    full = complete({"mapping_version": 1, "source": "t", **mapping})
+    # the converter alone: a session without a user or an assistant record is still built (the
+    # policy that skips it is the run's, tested with the cleaner)
+    full = complete({"mapping_version": 1, "source": "t",
+                     "sessions": {"without_user": "keep", "without_assistant": "keep"}, **mapping})
     converter = convert.Converter(full, convert.Privacy(full["privacy"]))
     session = converter.session("s")
     for n, record in enumerate(records, 1):

@@ -678,6 +678,8 @@ class SessionBuilder:
         self.meta: dict[str, str] = {}
         self.meta_wanted = [(key, paths) for key, paths in converter.meta_paths.items() if paths]  # not found yet
         self.stats = SessionStats()
+        self.seen: Counter = Counter()  # calls, results and texts the mapping read from the raw records
+        self.written: Counter = Counter()  # ... and of those, the ones written
         self.raw_records = 0
         self.unreadable_times = 0
         self.first_time_error: str | None = None
@@ -830,6 +832,8 @@ class SessionBuilder:
         if text is None or text == "":
             self.stats.skip(f"{role} record with no content", where)
             return
+        self.seen["texts"] += 1
+        self.written["texts"] += 1
         record = {"role": role, "content": None}
         self._private_text(record, text, False)
         self._emit(record, ts)
@@ -862,15 +866,19 @@ class SessionBuilder:
             ids.append(call_id)
         if out:
             self._emit({"role": "assistant", "content": None, "tool_calls": out}, ts)
+        self.seen["calls"] += len(calls)
+        self.written["calls"] += len(out)
         return ids
 
     def _emit_result(
         self, link: Any, content: str | None, ok: bool | None, ts: str | None, where: Where, exact: str | None = None,
         name: Any = None,
     ) -> None:
+        self.seen["results"] += 1
         call_id = self._answer(link, where, exact, name)
         if call_id is None:
             return
+        self.written["results"] += 1
         text = content or ""
         if ok is False and self.c.error_prefix and not text.startswith(self.c.error_prefix):
             text = self.c.error_prefix + text
@@ -1104,6 +1112,11 @@ class SessionBuilder:
             self._steps(self._entry_steps(self.first_record, self.c.closing, "assistant", None, where), where)
         if self.offload is not None:
             self.offload.settle()
+        if self.seen["calls"] and not self.written["calls"]:
+            raise SessionFailed(
+                f"session {self.key}: every one of its {self.seen['calls']} tool call(s) was lost "
+                f"({', '.join(r for r in self.stats.skipped if 'call' in r) or 'see the skips'}); fix the call "
+                "fields of the mapping (tool_name, call_id, args)")
         if not self.records:
             raise SessionSkipped("no records to write")
         for role, policy in (("user", "without_user"), ("assistant", "without_assistant")):

@@ -15,6 +15,7 @@ by a field across files.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -60,6 +61,8 @@ class Outcome:
     truncated: int = 0
     examples: dict = field(default_factory=dict)
     warnings: list = field(default_factory=list)
+    seen: Counter = field(default_factory=Counter)  # calls, results, texts the mapping read
+    kept: Counter = field(default_factory=Counter)  # ... and wrote
     pending: Any = field(default=None, repr=False, compare=False)  # the Committer's future for output
 
     def settle(self) -> None:
@@ -205,6 +208,7 @@ class Cleaner:
                 out = builder.finish()
                 session_hook = self.hook("transform_session")
                 if session_hook is not None:
+                    mapped, private = list(out), [_private_strings(r) for r in out]
                     try:
                         out = session_hook(out, {"key": job.key, "files": [str(f.path) for f in job.files]})
                     except Exception as exc:
@@ -212,6 +216,15 @@ class Cleaner:
                             f"session {job.key}: cleaner_hooks.transform_session raised "
                             f"{exc.__class__.__name__}: {exc}; fix cleaner_hooks.py"
                         ) from exc
+                    if isinstance(out, tuple):
+                        out = list(out)
+                    if not isinstance(out, list):
+                        raise SessionFailed(
+                            f"session {job.key}: cleaner_hooks.transform_session returned {type(out).__name__}, "
+                            "not a list of records; fix cleaner_hooks.py (return the records, changed or not)"
+                        )
+                    guard_hook_output(out, mapped, private, session.privacy)
+                    del mapped, private
                 problems = self.validator.check_records(out)
                 errors = [p for p in problems if p.severity == "error"]
                 outcome.warnings = [
@@ -248,6 +261,8 @@ class Cleaner:
         for reason, where in builder.stats.examples.items():
             outcome.examples.setdefault(reason, where)
         outcome.repaired.update(builder.stats.repaired)
+        outcome.seen.update(builder.seen)
+        outcome.kept.update(builder.written)
         outcome.redactions.update(session.privacy.counts)
         outcome.truncated = session.privacy.truncated
         return outcome
@@ -266,6 +281,92 @@ class Cleaner:
         except Exception as exc:  # noqa: BLE001 - a bug while reading: this session fails, the run goes on
             self._end(session, self._bug(f"session {job.key}", exc))
         return self.finish(session, output_root)
+
+
+_META_TEXT = ("cwd", "git_branch", "model")
+
+
+def _private_strings(record: Any) -> Any:
+    """The strings of a finished record that went through privacy (redaction and truncation): its
+    content alone for a plain record (no tuple: a session may hold millions of records), else a tuple
+    that also holds its call list, calls, tool names and args, or the meta record's texts. Kept as
+    objects, so a hook's change shows as a new object even if an old one's memory is reused."""
+    if not isinstance(record, dict):
+        return record
+    if record.get("role") == "meta":
+        return tuple(record.get(key) for key in _META_TEXT)
+    calls = record.get("tool_calls")
+    if not calls:
+        return record.get("content")
+    parts: list[Any] = [record.get("content"), calls]
+    if isinstance(calls, list):
+        for call in calls:
+            parts.append(call)
+            if isinstance(call, dict):
+                parts += (call.get("name"), call.get("args"))
+    return tuple(parts)
+
+
+def _same(now: Any, then: Any) -> bool:
+    if now is then:
+        return True
+    return isinstance(now, tuple) and isinstance(then, tuple) and len(now) == len(then) \
+        and all(a is b for a, b in zip(now, then))
+
+
+def guard_hook_output(out: list, mapped: list, private: list, privacy: Privacy) -> None:
+    """The privacy boundary around ``transform_session``: every string the hook added or changed, in
+    the fields the mapping's own records pass through privacy (content, tool names and args, the
+    meta record's cwd, git_branch and model), is redacted, truncated and counted exactly like a
+    mapped one. Strings the cleaner already made private, still the same objects, are left alone, so
+    that nothing is counted twice; redaction is idempotent, so a mapped string a hook copies into a
+    new record is redacted again for nothing but time."""
+    if len(out) == len(mapped) and all(a is b for a, b in zip(out, mapped)):
+        for record, then in zip(out, private):  # the common case: the same records, in order
+            if not _same(_private_strings(record), then):
+                _make_private(record, then, privacy)
+        return
+    index = {id(record): i for i, record in enumerate(mapped)}  # `mapped` keeps every id valid
+    for record in out:
+        i = index.get(id(record))
+        if i is None:
+            _make_private(record, None, privacy)
+        elif not _same(_private_strings(record), private[i]):
+            _make_private(record, private[i], privacy)
+
+
+def _make_private(record: Any, then: Any, privacy: Privacy) -> None:
+    """Redact and truncate the privacy fields of one record a hook added or changed, skipping the
+    string objects the cleaner had already made private (``then``, from ``_private_strings``)."""
+    if not isinstance(record, dict):
+        return  # validation rejects it
+    done = {id(s) for s in (then if isinstance(then, tuple) else (then,)) if isinstance(s, str)}
+    role = record.get("role")
+    if role == "meta":
+        for key in _META_TEXT:
+            value = record.get(key)
+            if isinstance(value, str) and id(value) not in done:
+                record[key] = privacy.text(value)
+        return
+    value = record.get("content")
+    if isinstance(value, str) and id(value) not in done:
+        record["content"] = privacy.text(value, tool=role == "tool")
+    calls = record.get("tool_calls")
+    if not isinstance(calls, list):
+        return
+    for call in calls:
+        if not isinstance(call, dict):
+            continue
+        name, args = call.get("name"), call.get("args")
+        if isinstance(name, str) and id(name) not in done:
+            call["name"] = privacy.redact(name)
+        if isinstance(args, str) and id(args) not in done:
+            try:
+                parsed = json.loads(args)
+            except ValueError:
+                parsed = None
+            # an object is redacted value by value, as a mapped call's args are; other text whole
+            call["args"] = privacy.args(parsed) if isinstance(parsed, dict) else privacy.redact(args)
 
 
 def _jobs_by_file(files: list[InputFile]) -> list[Job]:
@@ -724,6 +825,7 @@ def _summarise(files_read: int, totals: Outcome, outcomes: list[Outcome], quiet:
         print("repairs:", file=out)
         for reason, count in sorted(repaired.items()):
             print(f"  {count} x {reason}", file=out)
+    _print_kept(outcomes, out)
     print(f"redactions:        {sum(redactions.values())}", file=out)
     for kind, count in sorted(redactions.items()):
         print(f"  {count} x {kind}", file=out)
@@ -739,6 +841,24 @@ def _summarise(files_read: int, totals: Outcome, outcomes: list[Outcome], quiet:
     for o in failed:
         print(f"error: {o.error}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _print_kept(outcomes: list[Outcome], out: Any) -> None:
+    """What share of the calls, results and texts the mapping read was written; the sessions that
+    lost some, first few named (a lost call or result is a structure the trajectory misses)."""
+    seen: Counter = Counter()
+    kept: Counter = Counter()
+    for o in outcomes:
+        seen.update(o.seen)
+        kept.update(o.kept)
+    parts = [f"{what} {kept[what]}/{seen[what]}" for what in ("calls", "results", "texts") if seen[what]]
+    print(f"kept:              {', '.join(parts) or 'nothing read'}", file=out)
+    losing = [o for o in outcomes if any(o.kept[w] < o.seen[w] for w in ("calls", "results"))]
+    if losing:
+        print(f"  sessions losing calls or results: {len(losing)}", file=out)
+        for o in losing[:5]:
+            shares = ", ".join(f"{w} {o.kept[w]}/{o.seen[w]}" for w in ("calls", "results") if o.seen[w])
+            print(f"    {o.key}: {shares}", file=out)
 
 
 def _quiet_stdout() -> None:
