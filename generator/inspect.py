@@ -635,7 +635,9 @@ TOOL_NAME_FIELDS = {"tool", "tool_name", "function_name", "toolname"}  # name to
 DEFINITIONS_ONLY = ("(lists that define the run)",)  # a choice that stands for the lists given way
 # Lists in a request or export document that define the run rather than record it.
 DEFINITION_LISTS = {"tools", "functions", "tool_definitions", "system", "stop", "stop_sequences", "schemas",
-                    "plugins", "agents", "models", "parameters", "settings", "permissions", "labels", "tags"}
+                    "plugins", "agents", "models", "parameters", "settings", "permissions", "labels", "tags",
+                    # ... or judge and describe it afterwards (a trace's scores, a ticket's custom fields)
+                    "scores", "evaluations", "feedback", "ratings", "custom_fields", "fields", "metrics"}
 
 
 def _records_in_document(document: Any) -> tuple[list | None, tuple | None, list]:
