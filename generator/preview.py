@@ -28,6 +28,7 @@ class Preview:
     skipped: list[str] = field(default_factory=list)  # summary lines about skips and repairs
     error: str | None = None  # the cleaner's error lines, when it failed
     sessions: int = 0
+    losses: list = field(default_factory=list)  # what the cleaner drops of the previewed samples (infer.losses)
 
 
 def _first_files(samples: list[Path], by_field: bool) -> list[Path]:
@@ -103,10 +104,16 @@ def run_preview(mapping: dict, samples: list[Path], limit: int = 8) -> Preview:
         skipped = [line.strip() for line in text.splitlines()
                    if re.match(r"\s+\d+ x ", line) or line.startswith(("sessions skipped", "items skipped"))]
         error = None
+        losses = []
         if result.returncode != 0:
             error = "\n".join(line for line in result.stderr.splitlines() if not line.startswith("schema:"))
             error = error.replace(str(inputs) + "/", "")
-        return Preview(raw_lines(mapping, files, limit), records[: limit + 1], roles, skipped, error, len(outputs))
+        else:
+            from generator.infer.losses import find_losses
+
+            losses = find_losses(mapping, inputs, out, result.stdout)
+        return Preview(raw_lines(mapping, files, limit), records[: limit + 1], roles, skipped, error, len(outputs),
+                       losses)
 
 
 def format_preview(preview: Preview, width: int = 120) -> str:
@@ -130,6 +137,9 @@ def format_preview(preview: Preview, width: int = 120) -> str:
     roles = ", ".join(f"{role} {count}" for role, count in sorted(preview.roles.items()))
     out.append(f"sessions previewed: {preview.sessions}; records per role: {roles or 'none'}")
     out.extend(preview.skipped)
+    if preview.losses:
+        out.append("would be lost (the samples hold it, the output does not; go back and change an answer):")
+        out.extend(f"  {loss}" for loss in preview.losses)
     if preview.error:
         out.append("the cleaner reported:")
         out.extend(f"  {line}" for line in preview.error.splitlines())
