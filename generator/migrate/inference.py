@@ -121,3 +121,38 @@ def decision_text(decision: Any) -> str:
     if candidates:
         text += f"; candidates: {', '.join(map(str, candidates))}"
     return text
+
+
+def kept_structure(rules: list[Rule], raws: list[RawRec], inference: Any) -> tuple[list[dict], list[str]]:
+    """The inferred kinds that keep calls and results the learned rules drop, to put first.
+
+    The old script may have dropped every tool call and result (it wrote only the conversation's
+    text); the new cleaner keeps them, as the inference reads them (calls in a list beside the
+    text, results linked by id). Such a kind comes before the learned rules only where, for the
+    records it matches, the learned rule skips them or reads text only. Returns (kinds, notes).
+    """
+    mapping = getattr(inference, "mapping", None) if inference is not None else None
+    if not isinstance(mapping, dict):
+        return [], []
+    convert = runtime_module("convert")
+    kinds, notes = [], []
+    for index, spec in enumerate(mapping.get("kinds") or []):
+        entries = spec.get("emit") or []
+        structured = spec.get("role") in ("tool_call", "tool_exchange") or (
+            spec.get("role") == "tool_result" and spec.get("result_link")) or any(
+            e.get("as") in ("tool_call", "tool_result", "tool_exchange") for e in entries)
+        if not structured:
+            continue
+        try:
+            kind = convert.Kind.compile(index, spec)
+        except (KeyError, TypeError, ValueError):
+            continue
+        members = [rec for rec in raws if kind.matches(rec.record)]
+        dropped = [rec for rec in members if (learned := next((r for r in rules if rule_matches(r, rec.record)), None))
+                   is None or learned.sig.role not in ("tool_call", "tool_result", "tool_exchange")]
+        if not dropped:
+            continue
+        kinds.append({**spec, "name": f"{spec.get('name', 'kind')} (calls and results the old script dropped)"})
+        notes.append(f"{spec.get('name', 'a kind')}: {len(dropped)} record(s) whose tool calls or results the old "
+                     "script dropped; the new cleaner keeps them, as inference reads them")
+    return kinds, notes

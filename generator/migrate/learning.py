@@ -13,7 +13,7 @@ from typing import Any
 
 from generator.migrate.alignment import Aligner
 from generator.migrate.errors import MigrateError
-from generator.migrate.inference import adopt_inferred, decision_text
+from generator.migrate.inference import adopt_inferred, decision_text, kept_structure
 from generator.migrate.notation import paths_out
 from generator.migrate.records import RawRec, Sig, Target
 from generator.migrate.rule_learning import RuleLearner
@@ -69,6 +69,8 @@ def learn_mapping(raws: list[RawRec], include: list[str], targets: list[Target] 
             sigs[rec.pos] = guess_sig(rec, set(ts_fields))
     rules = RuleLearner(raws, sigs, exclude).build(raws, [])
     adopt_inferred(rules, raws, inference)
+    kept, kept_notes = kept_structure(rules, raws, inference)
+    notes += kept_notes
     if inference is None and not targets:
         questions.append("without --run-old (and without the inference module) every kind is classified from "
                          "its field names and shape; review the mapping table")
@@ -83,7 +85,7 @@ def learn_mapping(raws: list[RawRec], include: list[str], targets: list[Target] 
         "input": {"container": "auto", "include": include, "invalid_lines": "skip"},
         "session": session,
         "timestamps": timestamps,
-        "kinds": [rule_kind(rule) for rule in rules],
+        "kinds": [*kept, *(rule_kind(rule) for rule in rules)],
         "unknown_kinds": "fail",
     }
     _add_optional_sections(mapping, inferred, blocks, rules)

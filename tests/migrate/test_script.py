@@ -294,3 +294,23 @@ def test_usage_errors(tmp_path, capsys):
                               samples, "-o", tmp_path / "taken")
     assert code == 2 and "not empty" in stderr
     assert not (tmp_path / "p").exists()
+
+
+def test_calls_and_results_the_old_script_dropped_are_kept(tmp_path, capsys):
+    # the old script wrote only the chat's text; the assistant records hold untyped tool_calls and
+    # the tool records answer them by id (the same raw log as the untyped_tool_calls golden format)
+    project = tmp_path / "p"
+    code, stdout, _ = run_cli(capsys, "migrate", "script", SCRIPTS / "chat-calls-dropped" / OLD_SCRIPT, "--samples",
+                              SCRIPTS / "chat-calls-dropped" / "raw", "-o", project, "--run-old", "--json")
+    assert code == 0
+    data = json.loads(stdout)
+    assert data["equivalence"]["passed"] is True
+    [records] = new_sessions(project).values()
+    calls = [call for r in records for call in r.get("tool_calls") or ()]
+    assert [c["name"] for c in calls] == ["search_docs", "get_ticket", "read_doc", "read_doc"]
+    answered = [r["tool_call_id"] for r in records if r["role"] == "tool"]
+    assert sorted(answered) == sorted(c["id"] for c in calls)
+    [added] = [s["added"] for s in data["equivalence"]["sessions"]]
+    assert added == {"reasoning": 1, "tool call": 4, "tool result": 4}
+    report = (project / "MIGRATION_REPORT.md").read_text(encoding="utf-8")
+    assert "tool calls or results the old script dropped; the new cleaner keeps them" in report
