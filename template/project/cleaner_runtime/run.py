@@ -25,6 +25,7 @@ import traceback
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from operator import is_
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -291,27 +292,27 @@ def _private_strings(record: Any) -> Any:
     content alone for a plain record (no tuple: a session may hold millions of records), else a tuple
     that also holds its call list, calls, tool names and args, or the meta record's texts. Kept as
     objects, so a hook's change shows as a new object even if an old one's memory is reused."""
-    if not isinstance(record, dict):
+    if record.__class__ is not dict:
         return record
-    if record.get("role") == "meta":
-        return tuple(record.get(key) for key in _META_TEXT)
     calls = record.get("tool_calls")
-    if not calls:
-        return record.get("content")
-    parts: list[Any] = [record.get("content"), calls]
-    if isinstance(calls, list):
-        for call in calls:
+    if calls:
+        if calls.__class__ is list and len(calls) == 1 and calls[0].__class__ is dict:  # the usual call record
+            call = calls[0]
+            return (record.get("content"), calls, call, call.get("name"), call.get("args"))
+        parts: list[Any] = [record.get("content"), calls]
+        for call in calls if isinstance(calls, list) else ():
             parts.append(call)
             if isinstance(call, dict):
                 parts += (call.get("name"), call.get("args"))
-    return tuple(parts)
+        return tuple(parts)
+    if record.get("role") == "meta":
+        return tuple(record.get(key) for key in _META_TEXT)
+    return record.get("content")
 
 
 def _same(now: Any, then: Any) -> bool:
-    if now is then:
-        return True
-    return isinstance(now, tuple) and isinstance(then, tuple) and len(now) == len(then) \
-        and all(a is b for a, b in zip(now, then))
+    return now is then or (now.__class__ is tuple and then.__class__ is tuple and len(now) == len(then)
+                           and all(map(is_, now, then)))
 
 
 def guard_hook_output(out: list, mapped: list, private: list, privacy: Privacy) -> None:
@@ -321,7 +322,7 @@ def guard_hook_output(out: list, mapped: list, private: list, privacy: Privacy) 
     mapped one. Strings the cleaner already made private, still the same objects, are left alone, so
     that nothing is counted twice; redaction is idempotent, so a mapped string a hook copies into a
     new record is redacted again for nothing but time."""
-    if len(out) == len(mapped) and all(a is b for a, b in zip(out, mapped)):
+    if len(out) == len(mapped) and all(map(is_, out, mapped)):
         for record, then in zip(out, private):  # the common case: the same records, in order
             if not _same(_private_strings(record), then):
                 _make_private(record, then, privacy)
