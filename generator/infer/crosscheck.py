@@ -19,6 +19,7 @@ from generator.infer.losses import _squash, _windows, prose_fields
 from generator.inspect import dotted, get, mapping_path
 
 GENERIC_SKIP = "with no text or tool fields"
+REPLY_WORDS = {"answer", "answers", "output", "outputs", "response", "reply", "result", "completion", "final"}
 # fields whose text explains an event rather than says something (a retry's reason, a status line)
 DIAGNOSTIC = {"reason", "status", "status_message", "error", "message_id", "title", "name", "label", "summary",
               "detail", "details", "description", "hint", "level", "warning"}
@@ -32,11 +33,35 @@ def _content_path(pattern: str) -> tuple | None:
     return tuple(p for p in parts if p != "[]") or None
 
 
+def _written_paths(plan: Any) -> list[tuple]:
+    """The paths a kept kind writes text from: its content, its emit entries' fields (and lists)."""
+    paths = [p for p in plan.content if isinstance(p, tuple)]
+    for entry in plan.emit:
+        field = entry.get("field") or entry.get("content")
+        each = entry.get("each")
+        if isinstance(each, str):
+            paths.append(tuple(each.split(".")))  # calls: their arguments are in the list
+        elif isinstance(field, str):
+            paths.append(tuple(field.split(".")))
+    return paths
+
+
 def _kept_text(inferrer: Any, document_key: str | None, besides: Any = None) -> str:
-    """The prose of the records of every kind that is kept (but ``besides``), squashed, for
-    repetition checks."""
-    texts = [text for plan in inferrer.plans if plan.role not in ("skip", "meta") and plan is not besides
-             for rec in plan.kind.recs for _, text in prose_fields(rec.data, skip_key=document_key)]
+    """The text that kept kinds (but ``besides``) write, squashed, for repetition checks: read from
+    the fields they write, not from everything their records hold (a model call's prompt repeats
+    the question without writing it)."""
+    texts: list[str] = []
+    for plan in inferrer.plans:
+        if plan.role in ("skip", "meta") or plan is besides:
+            continue
+        paths = _written_paths(plan) if plan.role in ("user", "assistant", "reasoning", "tool_result") else [()]
+        for rec in plan.kind.recs:
+            for path in paths:
+                value = get(rec.data, path) if path else rec.data
+                if isinstance(value, str):
+                    texts.append(value)
+                elif value is not None:
+                    texts.extend(text for _, text in prose_fields(value, skip_key=document_key))
     return _squash("\n".join(texts))
 
 
@@ -153,8 +178,8 @@ def trigger_as_user(inferrer: Any) -> None:
         not _sure(inferrer, f"kinds[{p.kind.key}].role") or p.role in ("skip", "tool_call", "meta"))]
     for plan in openers:
         paths = _prose_paths(plan)
-        if not paths:
-            continue
+        if not paths or any(REPLY_WORDS & set(norm(".".join(p)).split("_")) for p in paths):
+            continue  # nothing to say, or a run's request beside its answer: not a trigger alone
         key = f"kinds[{plan.kind.key}]"
         inferrer.forget(f"{key}.")
         inferrer.call_sites.discard(f"kind:{plan.kind.key}")

@@ -18,8 +18,10 @@ SUPPORT = FIXTURES / "support_desk" / "ticket_events"
 def test_text_report_lists_structure_decisions_and_noise(capsys):
     assert main(["inspect", str(SUPPORT)]) == 0
     out = capsys.readouterr().out
+    # its times carry no zone: the zone is its one open question
     for needed in ("Files", "Sessions:", "ticket_id", "Record kinds", "Timestamps:", "Proposed mapping",
-                   "Skipped as noise", "sla_tick", "No open questions", "tickets-2026-05.jsonl:"):
+                   "Skipped as noise", "sla_tick", "Open questions (1)", "timestamps.timezone",
+                   "tickets-2026-05.jsonl:"):
         assert needed in out, needed
     assert "Please refund" not in out  # prose stays out of the default report
 
@@ -27,8 +29,9 @@ def test_text_report_lists_structure_decisions_and_noise(capsys):
 def test_questions_are_listed_with_candidates(capsys):
     assert main(["inspect", str(HELPDESK)]) == 0
     out = capsys.readouterr().out
-    assert "Open questions (1)" in out
+    assert "Open questions (2)" in out  # day/month order, and the zone of its zone-less times
     assert "timestamps.layout" in out and "%m/%d/%Y %H:%M:%S" in out and "%d/%m/%Y %H:%M:%S" in out
+    assert "timestamps.timezone" in out and "Europe/London" in out
 
 
 def test_json_output_is_machine_readable(capsys):
