@@ -31,6 +31,7 @@ ID_KEYS = {"id", "call_id", "tool_call_id", "tool_use_id", "invocation_id", "act
 OUTPUT_KEYS = ("content", "output", "result", "results", "observation", "response", "text", "data", "value",
                "return_value", "stdout")
 LINK_KEYS = {"call_id", "tool_call_id", "tool_use_id", "id", "invocation_id", "action_id", "use_id", "ref"}
+CALL_LIST_WORDS = {"call", "calls", "tool", "tools", "function", "functions", "action", "actions", "invocations"}
 _TOKEN = re.compile(r"[A-Za-z_][\w.:\-/]{0,79}")
 
 
@@ -155,6 +156,8 @@ def find_call_lists(records: list[dict]) -> list[CallList]:
         common = max(set(shapes), key=shapes.count)
         if shapes.count(common) < len(shapes):  # one shape in every item: one list of calls, not a mix
             continue
+        if common[2] is None and not CALL_LIST_WORDS & set(norm(path[-1]).split("_")):
+            continue  # a name and an id without arguments: files, people, labels - unless called calls
         out.append(CallList(path, common[0], common[1], common[2], len(shapes), holders[path], frozenset(ids[path])))
     # a call list nested in another one's items is the same calls seen twice; keep the outer
     return [c for c in out if not any(o is not c and c.path[: len(o.path)] == o.path for o in out)]

@@ -303,6 +303,7 @@ class Inferrer:
         mapping["kinds"] = self.kinds_section()
         mapping["unknown_kinds"] = self.decide("unknown_kinds", "fail", 0.9,
                                                "kinds not seen in the samples fail loudly rather than vanish")
+        self.drop_unread_blocks()
         mapping["blocks"] = self.blocks_section
         mapping["tools"] = self.tools()
         mapping["sessions"] = {"without_user": "skip", "without_assistant": "skip"}
@@ -944,6 +945,27 @@ class Inferrer:
             plan.evidence = f"{n} with text in `{dotted(texts[0][1]) if texts else '?'}` but no role name: {why}"
             plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != guess]
         self.set_role(plan, key)
+
+    def drop_unread_blocks(self) -> None:
+        """Block types in lists no kind reads (Slack's ``blocks`` beside the ``text`` a message is read
+        from) decide nothing: no entry, and no question about them."""
+        types = self.blocks_section.get("types") or {}
+        if not types or not self.p.blocks.types:
+            return
+        read: list[tuple] = []
+        for plan in self.plans:
+            if plan.role in ("skip", "meta"):
+                continue
+            read.extend(p for p in plan.content if isinstance(p, tuple))
+            read.extend(tuple(str(e.get(k)).split(".")) for e in plan.emit for k in ("field", "each", "content")
+                        if isinstance(e.get(k), str))
+        for name in list(types):
+            block = self.p.blocks.types.get(name)
+            if block is None:
+                continue
+            if not any(tuple(c[: len(r)]) == r for c in block.containers for r in read if r):
+                del types[name]
+                self.forget(f"blocks.types[{name}].")
 
     def finish_result(self, plan: KindPlan) -> None:
         """A result's outcome (``infer.outcomes``), the error text it holds instead of its output, and

@@ -26,6 +26,9 @@ def test_a_list_holding_anything_but_calls_is_not_a_call_list():
     # content blocks: text beside a call (the blocks reader handles those), and a list of people
     assert find_call_lists([{"content": [{"type": "text", "text": "hi"}, {"name": "f", "input": {}}]}]) == []
     assert find_call_lists([{"people": [{"name": "Ada Lovelace", "id": "p1"}]}]) == []
+    # a Slack message's files: a name and an id, no arguments
+    assert find_call_lists([{"text": "see", "files": [{"id": "F1", "name": "deploy-error.png"}]}]) == []
+    assert find_call_lists([{"tool_calls": [{"id": "c1", "name": "ping"}]}])[0].args is None  # called calls
 
 
 def test_a_name_needs_arguments_or_an_id_to_be_a_call():
