@@ -29,6 +29,7 @@ UNREADABLE_FOLDER = "unreadable folder"
 UNKNOWN_KIND = "unknown record kind"
 UNKNOWN_BLOCK = "unknown content block"
 MISSING_FIELD = "missing field"
+CALLS_LOST = "every call lost"
 ORPHAN = "result without its call"
 CALL_IDS = "call ids"
 UNANSWERED = "call never answered"
@@ -418,7 +419,7 @@ CASES: list[Case] = [
                                                          {**A, "text": []})), 0, MISSING_FIELD,
          {"c.jsonl": BASE_OUT}, stdout=("3 x assistant record with no content (first at c.jsonl:5)",)),
     # the session's only call has no name: every call it holds would be lost, so the session fails
-    Case("call-missing-tool-name", file_case("c.jsonl", records(U, without(C, "name"), R, A)), 1, MISSING_FIELD,
+    Case("call-missing-tool-name", file_case("c.jsonl", records(U, without(C, "name"), R, A)), 1, CALLS_LOST,
          stdout=("1 x tool call without a tool name (first at c.jsonl:2)",
                  "1 x tool result with no earlier call (first at c.jsonl:3)", "kept:              calls 0/1"),
          stderr=("c.jsonl: every one of its 1 tool call(s) was lost",), fix="tool_name"),

@@ -76,11 +76,12 @@ def test_existing_project_points_to_update(tmp_path: Path):
 
 
 def test_failed_render_leaves_nothing(tmp_path: Path):
-    """A mapping that cannot run on the samples (no session timestamps, no fallback) still renders a
-    project (the user fixes the mapping and updates), exits 1, and leaves no temporary folder."""
+    """A mapping that cannot run on the samples (no session timestamps, no fallback) renders nothing
+    (its project's own tests would fail on arrival), exits 1 naming the key to change, and leaves no
+    temporary folder."""
     answers = tmp_path / "m.yml"
     answers.write_text((ANSWERS / "support-desk.yml").read_text().replace("fields: [at]", "fields: [nowhere]"))
     result = cli("new", str(EXAMPLE), "--answers", str(answers), "-o", str(tmp_path / "out"))
     assert result.returncode == 1
-    assert "timestamps.fallback" in result.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.yml", "out"]
+    assert "timestamps.fallback" in result.stderr and "nothing was rendered" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.yml"]
