@@ -94,6 +94,20 @@ def kill_group(proc: subprocess.Popen) -> None:
     proc.wait(timeout=TIMEOUT)
 
 
+def signal_pending(pid: int, signum: int) -> bool | None:
+    """Whether ``signum`` is pending (blocked) for process ``pid``; None when the process has ended
+    (or /proc cannot say)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    if fields.get("State", "").strip().startswith(("Z", "X")):
+        return None
+    pending = int(fields.get("ShdPnd", "0"), 16) | int(fields.get("SigPnd", "0"), 16)
+    return bool(pending >> (signum - 1) & 1)
+
+
 def temp_files_of(target: Path, pid: int) -> list[Path]:
     """The temporary files process ``pid`` made for ``target``."""
     return sorted(target.parent.glob(f".{target.name}.{pid}-*.tmp"))
@@ -157,39 +171,42 @@ def test_sigkill_mid_write_never_leaves_a_partial_file(crash_setup, tmp_path, st
     assert hidden_files(out) == [], "the rerun left hidden files"
 
 
-def first_output_appears(out: Path, proc: subprocess.Popen, since: float, limit: float = 20.0) -> None:
-    """Wait until the run has written its first file (one modified after ``since``)."""
-    end = time.monotonic() + limit
-    while time.monotonic() < end and proc.poll() is None:
-        if out.is_dir() and any(p.stat().st_mtime >= since for p in out.rglob("*.jsonl")):
-            return
-        time.sleep(0.005)
-
-
 @pytest.mark.parametrize("jobs", ["1", "2"])
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 def test_an_interrupt_stops_cleanly_with_exit_130(crash_setup, tmp_path, jobs, how):
     """Ctrl-C sends SIGINT to the whole foreground process group, workers included; SIGTERM (kill,
-    a service manager) reaches only the main process, which stops its workers too."""
+    a service manager) reaches only the main process, which stops its workers too. The interrupt is
+    sent while a file is half written (the writer's test pause holds the process writing it there, at
+    its fifth write, and lets it go on once the signal that stops it waits for it): that file is
+    finished or removed, never left half written, and nothing is written after the cleaner exits."""
     project, raw, _, ref_files, _ = crash_setup
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
-                             "--output", str(out), "--jobs", jobs], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
-    first_output_appears(out, proc, 0)
-    with contextlib.suppress(ProcessLookupError):  # it may have finished just now
+    ready = tmp_path / "ready"
+    proc, paused, _ = start_paused(project, raw, out, ready, 5, "partial", jobs)
+    try:
+        end = time.monotonic() + TIMEOUT  # some earlier file is in place (the fsync threads go on meanwhile)
+        while not visible_files(out) and time.monotonic() < end:
+            time.sleep(0.01)
         if how == "ctrl-c":
             os.killpg(proc.pid, signal.SIGINT)
         else:
             os.kill(proc.pid, signal.SIGTERM)
-    _, stderr = proc.communicate(timeout=TIMEOUT)
-    at_exit = visible_files(out)
-    time.sleep(0.5)
-    assert visible_files(out) == at_exit, "no worker goes on writing after the cleaner has exited"
-    with contextlib.suppress(ProcessLookupError):  # whatever is left of the group, for the next test
-        os.killpg(proc.pid, signal.SIGKILL)
-    if proc.returncode == 0:
-        pytest.skip("the run finished before the interrupt arrived")
+        if jobs == "1":
+            # the signal has reached the paused (main) process and waits, held while the file is written
+            end = time.monotonic() + TIMEOUT
+            while signal_pending(paused, signal.SIGINT if how == "ctrl-c" else signal.SIGTERM) is False \
+                    and time.monotonic() < end:
+                time.sleep(0.01)
+        # (with --jobs 2 the paused worker gets no signal of its own: the main process lets the workers
+        # finish the sessions they hold and waits for them)
+        ready.with_name("ready.go").touch()  # the half-written file may now be finished
+        proc.wait(timeout=TIMEOUT)
+        at_exit = visible_files(out)
+        time.sleep(0.5)
+        assert visible_files(out) == at_exit, "no worker goes on writing after the cleaner has exited"
+    finally:
+        kill_group(proc)  # whatever is left of the group, for the next test
+    stderr = ready.with_name("stderr.txt").read_text(encoding="utf-8", errors="replace")
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr and "interrupted: files already written are complete; rerun to finish" in stderr
     seen = visible_files(out)

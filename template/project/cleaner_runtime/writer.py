@@ -16,8 +16,9 @@ chosen point of its n-th write, so that a test can kill it exactly there instead
 lands inside a write: ``before`` (the n-th write has not begun), ``created`` (its temporary file
 exists, empty), ``partial`` (half of its first chunk is written: a torn file), ``written`` (every
 byte is written, nothing renamed yet) or ``renamed`` (the target is in place). The process records
-``<pid> <target>`` in the ready file (the first one there only) and sleeps until it is killed.
-Unset, as in every real run, it costs one comparison per file.
+``<pid> <target>`` in the ready file (the first one there only) and waits there until it is killed
+or until ``<ready file>.go`` exists, then goes on (so an interrupt can be sent while a file is half
+written). Unset, as in every real run, it costs one comparison per file.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ _WRITES_LOCK = threading.Lock()
 
 
 def _pause_here(path: Path) -> None:
-    """Tell the test (once, atomically) which process stopped at which target, then wait to be killed."""
+    """Tell the test (once, atomically) which process stopped at which target, then wait: until killed,
+    or until the test creates ``<ready file>.go``."""
     assert _PAUSE is not None
     ready = _PAUSE[2]
     note = f"{ready}.{os.getpid()}-{threading.get_ident()}"
@@ -79,8 +81,9 @@ def _pause_here(path: Path) -> None:
     with contextlib.suppress(OSError):  # another process (--jobs) stopped first: its note stands
         os.link(note, ready)
     _discard(note)
-    while True:
-        time.sleep(3600)
+    go = ready + ".go"
+    while not os.path.exists(go):
+        time.sleep(0.01)
 
 
 def _pause_number() -> int:
@@ -280,9 +283,11 @@ def _paused_chunks(number: int, chunks: Iterable[bytes], handle, path: Path) -> 
         _pause_here(path)
     for index, chunk in enumerate(chunks):
         if index == 0 and _pause_at(number, "partial"):
-            handle.write(chunk[: len(chunk) // 2])
+            half = len(chunk) // 2
+            handle.write(chunk[:half])
             handle.flush()
             _pause_here(path)
+            chunk = chunk[half:]
         yield chunk
 
 
