@@ -9,7 +9,11 @@ Quality over the labelled corpus in ``tests/redaction/``:
   its class;
 * partial leaks: labelled secrets that were touched but of which 8+
   characters survive (must be zero), plus complete misses;
-* false-positive rate: negatives that came back changed.
+* false-positive rate: negatives that came back changed, also per kind of
+  negative (hashes, UUIDs, ids, base64 images, Kubernetes objects, ...).
+
+Every figure is reported per class (recall, partial leaks, misses, secrets
+removed under another class's name) and the false positives per context.
 
 Throughput (MB/s of input) on realistic synthetic trace text: tool results
 holding source files, logs, shell sessions, JSON-serialised tool calls; once
@@ -74,9 +78,12 @@ def quality(redact_mod) -> dict:
                 c["partial"] += 1
                 partial.append({"id": case["id"], "class": cls, "surviving": surviving[:3]})
     fps = []
+    per_context: dict[str, Counter] = defaultdict(Counter)
     for case in negatives:
         out = redact_mod.Redactor().redact(case["text"])
+        per_context[case["context"]]["total"] += 1
         if out != case["text"]:
+            per_context[case["context"]]["changed"] += 1
             fps.append({"id": case["id"], "output": out[:200]})
     total = sum(c["total"] for c in per_class.values())
     recalled = sum(c["recalled"] for c in per_class.values())
@@ -93,6 +100,7 @@ def quality(redact_mod) -> dict:
         "negatives": len(negatives),
         "false_positives": len(fps),
         "fp_rate": len(fps) / len(negatives) if negatives else 0.0,
+        "fp_per_context": {k: dict(v) for k, v in sorted(per_context.items())},
         "fp_cases": fps,
     }
 
@@ -227,6 +235,10 @@ def main() -> int:
         n = c.get("total", 0)
         print(f"{cls:30} {n:4d} {c.get('recalled', 0) / n:7.3f} {c.get('partial', 0):8d} "
               f"{c.get('missed', 0):7d} {c.get('misnamed', 0):9d}")
+    print()
+    print(f"{'negatives by context':30} {'n':>4} {'changed':>8}")
+    for ctx, c in q["fp_per_context"].items():
+        print(f"{ctx:30} {c.get('total', 0):4d} {c.get('changed', 0):8d}")
     print()
     print(f"recall (removed and correctly named): {q['recall']:.4f}  (target >= {RECALL_TARGET})")
     print(f"secrets fully removed:                {q['removed']:.4f}")

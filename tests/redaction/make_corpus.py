@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from redaction_support import (
     B62,
     B64,
+    B64URL,
     DIGITS,
     HEX,
     LOWER,
@@ -38,6 +39,7 @@ from redaction_support import (
     password,
     pem_block,
     rs,
+    url_password,
     uuid4,
 )
 
@@ -386,7 +388,8 @@ def specific_cases(rng: random.Random) -> list[dict]:
     ]
     for cls, ctx, enc, tmpl in generic:
         s = MAKERS[cls](rng)
-        add(ctx, enc, tmpl.format(s=s), [(cls, s)])
+        # a Secret's data values are all the Secret's (base64, whatever the key says)
+        add(ctx, enc, tmpl.format(s=s), [("kubernetes-secret" if ctx == "k8s" else cls, s)])
 
     # --- HTTP auth, cookies, sessions ---
     for tmpl, enc in [
@@ -592,6 +595,713 @@ def name_value_cases(rng: random.Random) -> list[dict]:
     p = password(rng)
     add("k8s-yaml", "raw", f"env:\n  - name: POSTGRES_PASSWORD\n    value: {p}", [("password", p)])
     return cases
+
+
+# ---------------------------------------------------------------------------
+# Secrets in the forms real traces hold them: env dumps, manifests, config and credential
+# files, URLs, shell history, HTTP headers (#18).  Own RNG: the cases above keep their bytes.
+# ---------------------------------------------------------------------------
+
+TRACE_SEED = SEED + 3
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def trace_cases(rng: random.Random) -> list[dict]:
+    cases: list[dict] = []
+
+    def add(ctx: str, enc: str, raw: str, labels: list[tuple[str, str]]) -> None:
+        cases.append(labelled(ctx, enc, raw, labels))
+
+    M = MAKERS
+
+    # --- AWS secret access keys in assignment forms ---
+    kid, sec = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng)
+    add("env-dump", "result", f"HOSTNAME=runner-7\nAWS_ACCESS_KEY_ID={kid}\nAWS_SECRET_ACCESS_KEY={sec}\n"
+                              "AWS_DEFAULT_REGION=eu-west-1\nHOME=/root",
+        [("aws-access-key-id", kid), ("aws-secret-access-key", sec)])
+    sec = M["aws-secret-access-key"](rng)
+    add("shell", "raw", f"$ aws configure set aws_secret_access_key {sec}\n$ aws configure set region us-east-1",
+        [("aws-secret-access-key", sec)])
+    kid, sec = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng)
+    add("config", "raw", f"$ cat ~/.s3cfg\n[default]\naccess_key = {kid}\nsecret_key = {sec}\n"
+                         "host_base = s3.amazonaws.com\nuse_https = True",
+        [("aws-access-key-id", kid), ("aws-secret-access-key", sec)])
+    kid, sec = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng)
+    add("terraform", "json", f'provider "aws" {{\n  region     = "us-east-1"\n  access_key = "{kid}"\n'
+                             f'  secret_key = "{sec}"\n}}',
+        [("aws-access-key-id", kid), ("aws-secret-access-key", sec)])
+    kid, sec = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng)
+    add("shell", "json", f"docker run --rm -e AWS_ACCESS_KEY_ID={kid} -e AWS_SECRET_ACCESS_KEY={sec} "
+                         "amazon/aws-cli s3 ls s3://acme-builds",
+        [("aws-access-key-id", kid), ("aws-secret-access-key", sec)])
+    sec = M["aws-secret-access-key"](rng)
+    add("manifest", "raw", "jobs:\n  deploy:\n    runs-on: ubuntu-latest\n    env:\n"
+                           f"      AWS_SECRET_ACCESS_KEY: {sec}\n      AWS_REGION: us-east-1",
+        [("aws-secret-access-key", sec)])
+    kid, sec = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng)
+    add("python", "json2", f'session = boto3.Session(aws_access_key_id="{kid}", '
+                           f'aws_secret_access_key="{sec}")',
+        [("aws-access-key-id", kid), ("aws-secret-access-key", sec)])
+    sec = M["aws-secret-access-key"](rng)
+    add("shell", "raw", f'PS C:\\> $env:AWS_SECRET_ACCESS_KEY = "{sec}"', [("aws-secret-access-key", sec)])
+    sec = M["aws-secret-access-key"](rng)
+    add("env-dump", "result", json.dumps({"Config": {"Env": [
+        "PATH=/usr/local/bin:/usr/bin", "AWS_REGION=eu-central-1", f"AWS_SECRET_ACCESS_KEY={sec}"]}}, indent=2),
+        [("aws-secret-access-key", sec)])
+    kid, sec = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng)
+    add("config", "raw", f"[s3remote]\ntype = s3\nprovider = AWS\naccess_key_id = {kid}\n"
+                         f"secret_access_key = {sec}\nregion = eu-west-1",
+        [("aws-access-key-id", kid), ("aws-secret-access-key", sec)])
+    sec = M["aws-secret-access-key"](rng)
+    add("config", "go", f"aws.accessKeyId=${{AWS_KEY}}\naws.secretKey={sec}\naws.region=us-west-2",
+        [("aws-secret-access-key", sec)])
+
+    # --- Azure storage account keys ---
+    k = M["azure-storage-key"](rng)
+    add("env-dump", "raw", f"AZURE_STORAGE_ACCOUNT=acmelogs\nAZURE_STORAGE_KEY={k}\nAZURE_CONTAINER=builds",
+        [("azure-storage-key", k)])
+    k1, k2 = M["azure-storage-key"](rng), M["azure-storage-key"](rng)
+    add("shell", "result", "$ az storage account keys list -g rg-prod -n acmelogs\n" + json.dumps([
+        {"creationTime": "2025-03-01T09:12:44.1203471+00:00", "keyName": "key1", "permissions": "FULL", "value": k1},
+        {"creationTime": "2025-03-01T09:12:44.1203471+00:00", "keyName": "key2", "permissions": "FULL", "value": k2},
+    ], indent=2), [("azure-storage-key", k1), ("azure-storage-key", k2)])
+    k = M["azure-storage-key"](rng)
+    add("shell", "raw", "$ az storage account keys list -g rg-prod -n acmelogs --query '[0].value' -o tsv\n"
+                        f"{k}\n$ ", [("azure-storage-key", k)])
+    k = M["azure-storage-key"](rng)
+    add("terraform", "json", 'resource "azurerm_function_app" "api" {\n  storage_account_name       = "acmefn"\n'
+                             f'  storage_account_access_key = "{k}"\n}}', [("azure-storage-key", k)])
+    k = M["azure-storage-key"](rng)
+    add("json-config", "raw", json.dumps({"AzureStorage": {"AccountName": "acmelogs", "AccountKey": k}}, indent=2),
+        [("azure-storage-key", k)])
+    k = M["azure-storage-key"](rng)
+    add("python", "json", "from azure.storage.blob import BlobServiceClient\n"
+                          "svc = BlobServiceClient(account_url='https://acmelogs.blob.core.windows.net', "
+                          f"credential='{k}')", [("azure-storage-key", k)])
+    k = M["azure-storage-key"](rng)
+    add("manifest", "raw", "services:\n  app:\n    environment:\n      AZURE_STORAGE_CONNECTION_STRING: "
+                           f"\"DefaultEndpointsProtocol=https;AccountName=acmelogs;AccountKey={k};"
+                           "EndpointSuffix=core.windows.net\"", [("azure-storage-key", k)])
+
+    # --- credential files: .netrc, .pgpass, .git-credentials ---
+    p = password(rng)
+    add("netrc", "raw", f"$ cat ~/.netrc\nmachine ftp.acme.dev\n  password {p}\n  login mirror", [("password", p)])
+    p = password(rng)
+    add("netrc", "result", f"default login anonymous password {p}", [("password", p)])
+    u1, u2 = uuid4(rng), uuid4(rng)
+    add("netrc", "raw", f"$ cat ~/.netrc\nmachine api.heroku.com\n  login ada@acme.dev\n  password {u1}\n"
+                        f"machine git.heroku.com\n  login ada@acme.dev\n  password {u2}\n",
+        [("heroku-api-key", u1), ("heroku-api-key", u2)])
+    p1, p2 = password(rng), password(rng)
+    add("pgpass", "raw", f"$ cat ~/.pgpass\ndb.internal:5432:app:app_user:{p1}\n*:*:*:replicator:{p2}\n",
+        [("password", p1), ("password", p2)])
+    p = password(rng)
+    add("pgpass", "json", f'echo "db.acme.dev:5432:analytics:etl:{p}" >> ~/.pgpass && chmod 600 ~/.pgpass',
+        [("password", p)])
+    p = password(rng)
+    add("pgpass", "result", f"localhost:6432:*:pgbouncer:{p}\n", [("password", p)])
+    tok, p = M["github-token"](rng), password(rng)
+    add("git-credentials", "raw", f"$ cat ~/.git-credentials\nhttps://ada:{tok}@github.com\n"
+                                  f"https://ci-bot:{p}@git.acme.dev\n",
+        [("github-token", tok), ("url-password", p)])
+    tok = M["github-token"](rng)
+    add("git-credentials", "result", f"protocol=https\nhost=github.com\nusername=ada\npassword={tok}\n",
+        [("github-token", tok)])
+    tok = M["gitlab-token"](rng)
+    add("git-credentials", "json", f"git clone https://oauth2:{tok}@gitlab.acme.dev/platform/api.git",
+        [("gitlab-token", tok)])
+    tok = M["github-token"](rng)
+    add("git-credentials", "raw", f"git remote add origin https://{tok}:x-oauth-basic@github.com/acme/infra.git",
+        [("github-token", tok)])
+
+    # --- Datadog API and application keys ---
+    d = M["datadog-api-key"](rng)
+    add("env-dump", "raw", f"DD_API_KEY={d}\nDD_SITE=datadoghq.eu\nDD_ENV=prod\nDD_SERVICE=checkout",
+        [("datadog-api-key", d)])
+    d, a = M["datadog-api-key"](rng), M["datadog-app-key"](rng)
+    add("http", "json", 'curl -X GET "https://api.datadoghq.com/api/v1/validate" -H "Accept: application/json" '
+                        f'-H "DD-API-KEY: {d}" -H "DD-APPLICATION-KEY: {a}"',
+        [("datadog-api-key", d), ("datadog-app-key", a)])
+    d = M["datadog-api-key"](rng)
+    add("config", "raw", "$ sudo cat /etc/datadog-agent/datadog.yaml\n## @param api_key - string - required\n"
+                         f"api_key: {d}\nsite: datadoghq.com\nlogs_enabled: true", [("datadog-api-key", d)])
+    d, a = M["datadog-api-key"](rng), M["datadog-app-key"](rng)
+    add("manifest", "result", f"datadog:\n  apiKey: {d}\n  appKey: {a}\n  site: datadoghq.com\n  logs:\n    enabled: true",
+        [("datadog-api-key", d), ("datadog-app-key", a)])
+    d, a = M["datadog-api-key"](rng), M["datadog-app-key"](rng)
+    add("terraform", "raw", f'provider "datadog" {{\n  api_key = "{d}"\n  app_key = "{a}"\n  api_url = '
+                            '"https://api.datadoghq.eu/"\n}', [("datadog-api-key", d), ("datadog-app-key", a)])
+    d = M["datadog-api-key"](rng)
+    add("shell", "json", f"docker run -d --name dd-agent -e DD_API_KEY={d} -e DD_SITE=datadoghq.com "
+                         "gcr.io/datadoghq/agent:7", [("datadog-api-key", d)])
+    d, a = M["datadog-api-key"](rng), M["datadog-app-key"](rng)
+    add("python", "json2", "from datadog_api_client import Configuration\nconfiguration = Configuration()\n"
+                           f'configuration.api_key["apiKeyAuth"] = "{d}"\nconfiguration.api_key["appKeyAuth"] = "{a}"',
+        [("datadog-api-key", d), ("datadog-app-key", a)])
+
+    # --- Docker config.json auths (base64 of user:password) ---
+    a1, a2 = b64(f"deploy:{password(rng)}"), b64(f"ada:{M['github-token'](rng)}")
+    add("config", "raw", "$ cat ~/.docker/config.json\n" + json.dumps({"auths": {
+        "https://index.docker.io/v1/": {"auth": a1}, "ghcr.io": {"auth": a2}}, "credsStore": ""}, indent=2),
+        [("basic-auth", a1), ("basic-auth", a2)])
+    a1 = b64(f"ci:{password(rng)}")
+    add("config", "result", json.dumps({"auths": {"registry.acme.dev": {"auth": a1, "email": "ci@acme.dev"}}}),
+        [("basic-auth", a1)])
+    a1 = b64(f"gitlab-ci-token:{M['gitlab-token'](rng)}")
+    add("config", "go", json.dumps({"auths": {"registry.gitlab.com": {"auth": a1}}}, separators=(",", ":")),
+        [("basic-auth", a1)])
+    a1 = b64(f"npm-ci:{password(rng)}")
+    add("config", "raw", f"$ cat .npmrc\n//registry.acme.dev/npm/:_auth={a1}\n//registry.acme.dev/npm/:always-auth=true",
+        [("basic-auth", a1)])
+
+    # --- Doppler tokens ---
+    t = M["doppler-token"](rng)
+    add("env-dump", "raw", f"DOPPLER_PROJECT=api\nDOPPLER_CONFIG=prd\nDOPPLER_TOKEN={t}", [("doppler-token", t)])
+    t = M["doppler-token"](rng)
+    add("shell", "json", f"doppler configure set token {t} --scope /srv/api", [("doppler-token", t)])
+    t = M["doppler-token"](rng)
+    add("config", "raw", f"$ cat ~/.doppler/.doppler.yaml\nscoped:\n    /:\n        token: {t}\n"
+                         "        api-host: https://api.doppler.com", [("doppler-token", t)])
+    t = M["doppler-token"](rng)
+    add("http", "result", "curl --request GET --url https://api.doppler.com/v3/me "
+                          f"--header 'Authorization: Bearer {t}'", [("doppler-token", t)])
+
+    # --- Heroku API keys ---
+    u = uuid4(rng)
+    add("env-dump", "raw", f"HEROKU_APP_NAME=acme-api\nHEROKU_API_KEY={u}", [("heroku-api-key", u)])
+    u = uuid4(rng)
+    add("shell", "raw", f"$ heroku auth:token\n \u203a   Warning: token will expire 04/14/2026\n{u}",
+        [("heroku-api-key", u)])
+    u = uuid4(rng)
+    add("shell", "result", f"heroku auth:token\n{u}\n", [("heroku-api-key", u)])
+    u = uuid4(rng)
+    add("manifest", "raw", "      - uses: akhileshns/heroku-deploy@v3.13.15\n        with:\n"
+                           f"          heroku_api_key: {u}\n          heroku_app_name: acme-api\n"
+                           "          heroku_email: ops@acme.dev", [("heroku-api-key", u)])
+    h = M["heroku-api-key"](rng)
+    add("shell", "json", f"export HEROKU_API_KEY={h} && git push heroku main", [("heroku-api-key", h)])
+    h = M["heroku-api-key"](rng)
+    add("log", "result", f"2025-03-14T10:22:31Z app[web.1]: using token {h} for platform API", [("heroku-api-key", h)])
+
+    # --- JWTs in various positions ---
+    j = M["jwt"](rng)
+    add("url", "raw", f"GET /callback#access_token={j}&token_type=Bearer&expires_in=3600", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("config", "raw", "$ kubectl config view --raw\nusers:\n- name: ci\n  user:\n"
+                         f"    token: {j}\n", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("log", "result", f"WARN auth: token {j} is expired (exp=1741946400)", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("python", "raw", f">>> r.headers\n{{'Authorization': 'JWT {j}'}}", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("log", "raw", f"cache hit: /tmp/cache/session_{j}.json", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("prose", "raw", f"The ID token was {j}.", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("env-dump", "json", f"SUPABASE_URL=https://xyzcompany.supabase.co\nSUPABASE_ANON_KEY={j}", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("http", "go", f"> GET /rest/v1/todos HTTP/1.1\n> apikey: {j}\n> Accept: */*", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("python", "json", f"print(jwt.decode(b'{j}', options={{'verify_signature': False}}))", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("url", "result", f"wss://realtime.acme.dev/socket?vsn=1.0.0&token={j}", [("jwt", j)])
+
+    # --- Kubernetes Secret manifests (base64 data: values) ---
+    v1, v2, v3 = b64(f"app_user_{rs(rng, LOWER, 4)}"), M["kubernetes-secret"](rng), \
+        b64(f"postgres://app:{password(rng)}@db:5432/app")
+    add("manifest", "raw", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db-credentials\n  namespace: prod\n"
+                           f"type: Opaque\ndata:\n  username: {v1}\n  password: {v2}\n  DATABASE_URL: {v3}\n",
+        [("kubernetes-secret", v1), ("kubernetes-secret", v2), ("kubernetes-secret", v3)])
+    v1, v2 = M["kubernetes-secret"](rng), b64(M["stripe-secret-key"](rng))
+    add("manifest", "result", f"$ kubectl get secret api-keys -o yaml\napiVersion: v1\ndata:\n  api-token: {v1}\n"
+                              f"  stripe.key: {v2}\nkind: Secret\nmetadata:\n  creationTimestamp: "
+                              "\"2025-03-14T09:12:44Z\"\n  name: api-keys\n  namespace: prod\ntype: Opaque\n",
+        [("kubernetes-secret", v1), ("kubernetes-secret", v2)])
+    v1, v2 = M["kubernetes-secret"](rng), M["kubernetes-secret"](rng)
+    add("manifest", "result", json.dumps({"apiVersion": "v1", "data": {"password": v1, "username": v2},
+                                          "kind": "Secret", "metadata": {"name": "mysql", "namespace": "db"},
+                                          "type": "Opaque"}, indent=4), [("kubernetes-secret", v1), ("kubernetes-secret", v2)])
+    p1 = password(rng, 18)
+    add("manifest", "raw", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: smtp\ntype: Opaque\nstringData:\n"
+                           f"  SMTP_PASSWORD: \"{p1}\"\n", [("kubernetes-secret", p1)])
+    crt, key = b64("-----BEGIN CERTIFICATE-----\nMIIC" + mixed(rng, B64, 60)), \
+        b64("-----BEGIN PRIVATE KEY-----\nMIIE" + mixed(rng, B64, 60))
+    add("manifest", "json", "apiVersion: v1\nkind: Secret\ntype: kubernetes.io/tls\nmetadata:\n  name: web-tls\n"
+                            f"data:\n  tls.crt: {crt}\n  tls.key: {key}\n",
+        [("kubernetes-secret", crt), ("kubernetes-secret", key)])
+    cfg = b64(json.dumps({"auths": {"ghcr.io": {"auth": b64(f"ci:{M['github-token'](rng)}")}}}))
+    add("manifest", "raw", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: regcred\ntype: kubernetes.io/dockerconfigjson\n"
+                           f"data:\n  .dockerconfigjson: {cfg}\n", [("kubernetes-secret", cfg)])
+    p1 = password(rng)
+    add("shell", "raw", f"$ kubectl get secret db -o jsonpath='{{.data.password}}' | base64 -d\n{p1}\n$ ",
+        [("kubernetes-secret", p1)])
+    v1 = M["kubernetes-secret"](rng)
+    add("manifest", "raw", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  LOG_LEVEL: info\n"
+                           f"---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: app\ndata:\n  TOKEN: {v1}\n",
+        [("kubernetes-secret", v1)])
+    key = b64("-----BEGIN RSA PRIVATE KEY-----\nMIIE" + mixed(rng, B64, 120) + "\n-----END RSA PRIVATE KEY-----\n")
+    add("config", "raw", "$ cat ~/.kube/config\nusers:\n- name: admin\n  user:\n    client-certificate: "
+                         f"/home/ci/.minikube/profiles/ci/client.crt\n    client-key-data: {key}\n",
+        [("private-key", key)])
+
+    # --- password assignments and passwords in URLs ---
+    p = password(rng)
+    add("php", "raw", f"$ grep DB_ wp-config.php\ndefine( 'DB_NAME', 'wordpress' );\ndefine( 'DB_USER', 'wp' );\n"
+                      f"define( 'DB_PASSWORD', '{p}' );\ndefine( 'DB_HOST', 'localhost' );", [("password", p)])
+    p = password(rng)
+    add("python", "json", f'os.environ.setdefault("DB_PASSWORD", "{p}")', [("password", p)])
+    p = password(rng)
+    add("java", "raw", f'System.setProperty("javax.net.ssl.keyStorePassword", "{p}");', [("password", p)])
+    p = password(rng)
+    add("shell", "raw", f'PS C:\\> $env:DB_PASSWORD = "{p}"', [("password", p)])
+    p = password(rng)
+    add("shell", "json", f'$secure = ConvertTo-SecureString "{p}" -AsPlainText -Force', [("password", p)])
+    p = password(rng)
+    add("shell", "raw", f'C:\\> setx DB_PASSWORD "{p}"\nSUCCESS: Specified value was saved.', [("password", p)])
+    p = password(rng)
+    add("shell", "result", f"openssl pkcs12 -in client.p12 -out client.pem -nodes -passin pass:{p}", [("password", p)])
+    p = password(rng)
+    add("shell", "raw", f"htpasswd -bc /etc/nginx/.htpasswd admin '{p}'", [("password", p)])
+    p = password(rng)
+    add("shell", "json", f"docker login -u ci -p {p} registry.acme.dev", [("password", p)])
+    p = password(rng)
+    add("shell", "raw", f"mongosh -u admin -p {p} --authenticationDatabase admin mongodb://db:27017", [("password", p)])
+    p = password(rng)
+    add("shell", "raw", f"sqlcmd -S db.acme.dev -U sa -P '{p}' -Q 'SELECT @@VERSION'", [("password", p)])
+    p = password(rng)
+    add("dockerfile", "raw", f"FROM mcr.microsoft.com/mssql/server:2022-latest\nENV ACCEPT_EULA=Y\nENV MSSQL_SA_PASSWORD {p}",
+        [("password", p)])
+    p = password(rng)
+    add("url", "raw", f"DATABASE_URL=postgres://app:{p[:5]}@{p[5:]}@db.internal:5432/app", [("url-password", f"{p[:5]}@{p[5:]}")])
+    p = password(rng)
+    add("url", "result", f"jdbc:sqlserver://db.acme.dev:1433;databaseName=app;user=sa;password={p};encrypt=true",
+        [("password", p)])
+    p = password(rng)
+    add("url", "go", f'dsn := "root:{p}@tcp(10.0.0.5:3306)/app?parseTime=true"', [("url-password", p)])
+    p = password(rng)
+    add("env-dump", "raw", f"http_proxy=http://proxyuser:{p}@proxy.acme.dev:3128\nno_proxy=localhost,127.0.0.1",
+        [("url-password", p)])
+    p = password(rng)
+    add("http", "json", f"curl -s --proxy-user ada:{p} -x http://proxy.acme.dev:3128 https://example.com", [("password", p)])
+    p = password(rng)
+    add("php", "raw", f"'mysql' => [\n    'host' => env('DB_HOST'),\n    'password' => '{p}',\n],", [("password", p)])
+    s2 = M["secret"](rng)
+    add("shell", "json", f"aws secretsmanager create-secret --name prod/api --secret-string '{s2}'", [("secret", s2)])
+    s2 = M["secret"](rng)
+    add("shell", "raw", f"gh secret set WEBHOOK_SECRET --body \"{s2}\" --repo acme/api", [("secret", s2)])
+    p = password(rng)
+    add("json-config", "raw", json.dumps([{"ParameterKey": "DBPassword", "ParameterValue": p},
+                                          {"ParameterKey": "Env", "ParameterValue": "prod"}]), [("password", p)])
+
+    # --- Teams webhook URLs ---
+    def teams_classic(v2: bool = False) -> str:
+        url = (f"https://acme.webhook.office.com/webhookb2/{uuid4(rng)}@{uuid4(rng)}/IncomingWebhook/"
+               f"{rs(rng, HEX, 32)}/{uuid4(rng)}")
+        return url + ("/V2" + mixed(rng, B64URL, 44) if v2 else "")
+
+    def teams_workflow() -> str:
+        return (f"https://prod-{rng.randint(10, 99)}.westeurope.logic.azure.com:443/workflows/{rs(rng, HEX, 32)}"
+                "/triggers/manual/paths/invoke?api-version=2016-06-01&sp=%2Ftriggers%2Fmanual%2Frun&sv=1.0"
+                f"&sig={mixed(rng, B64URL, 43)}")
+
+    w = teams_classic(v2=True)
+    add("env-dump", "raw", f"TEAMS_WEBHOOK_URL={w}", [("teams-webhook", w.split("://", 1)[1])])
+    w = teams_classic()
+    add("json-config", "raw", json.dumps({"notify": {"teams": w}}).replace("/", "\\/"),
+        [("teams-webhook", w.split("://", 1)[1].replace("/", "\\/"))])
+    w = teams_workflow()
+    add("shell", "json", f"curl -H 'Content-Type: application/json' -d @card.json '{w}'",
+        [("teams-webhook", w.split("://", 1)[1])])
+    w = teams_workflow().replace("prod-", "default").replace(".westeurope.logic.azure.com:443",
+                                                             ".5e.environment.api.powerplatform.com:443/powerautomate/automations/direct")
+    add("config", "result", f"alerting:\n  teams_url: \"{w}\"", [("teams-webhook", w.split("://", 1)[1])])
+    w = teams_classic(v2=True)
+    add("python", "json2", f'requests.post("{w}", json={{"text": "deploy finished"}})',
+        [("teams-webhook", w.split("://", 1)[1])])
+
+    # --- a key and its value in separate elements ---
+    k = M["api-key"](rng)
+    add("plist", "raw", f"$ cat Config.plist\n<dict>\n\t<key>APIKey</key>\n\t<string>{k}</string>\n"
+                        "\t<key>Environment</key>\n\t<string>production</string>\n</dict>", [("api-key", k)])
+    p = password(rng)
+    add("plist", "go", f"<dict><key>Password</key><string>{p}</string><key>User</key><string>ci</string></dict>",
+        [("password", p)])
+    t = M["token"](rng)
+    add("plist", "result", f"<key>AccessToken</key>\n<string>{t}</string>", [("token", t)])
+    p = password(rng)
+    add("java-properties", "raw", ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE properties SYSTEM '
+                                   '"http://java.sun.com/dtd/properties.dtd">\n<properties>\n'
+                                   '  <entry key="db.user">app</entry>\n'
+                                   f'  <entry key="db.password">{p}</entry>\n</properties>'), [("password", p)])
+    p = password(rng)
+    add("hibernate", "json", ('<hibernate-configuration>\n  <session-factory>\n'
+                              '    <property name="hibernate.connection.username">app</property>\n'
+                              f'    <property name="hibernate.connection.password">{p}</property>\n'
+                              '  </session-factory>\n</hibernate-configuration>'), [("password", p)])
+    k = M["api-key"](rng)
+    add("android", "raw", f'<resources>\n    <string name="app_name">Acme</string>\n    <string name="maps_api_key">{k}</string>\n'
+                          "</resources>", [("api-key", k)])
+    t = M["token"](rng)
+    add("dotnet", "result", ('<applicationSettings>\n  <Acme.Properties.Settings>\n'
+                             '    <setting name="ApiToken" serializeAs="String">\n'
+                             f'      <value>{t}</value>\n    </setting>\n  </Acme.Properties.Settings>\n'
+                             '</applicationSettings>'), [("token", t)])
+    k = M["api-key"](rng)
+    add("postman", "json", json.dumps({"name": "prod", "values": [
+        {"key": "baseUrl", "value": "https://api.acme.dev", "enabled": True},
+        {"key": "apiKey", "value": k, "type": "secret", "enabled": True}]}, indent=2), [("api-key", k)])
+    p = password(rng)
+    add("yaml", "raw", f"parameters:\n  - key: region\n    value: eu-west-1\n  - key: password\n    value: {p}\n",
+        [("password", p)])
+
+    # --- <meta name="csrf-token" content=...> ---
+    t = M["token"](rng)
+    add("html", "raw", '<head>\n  <meta name="csrf-param" content="authenticity_token" />\n'
+                       f'  <meta name="csrf-token" content="{t}" />\n</head>', [("token", t)])
+    t = M["token"](rng)
+    add("html", "result", f'<meta content="{t}" name="csrf-token">', [("token", t)])
+    t = M["token"](rng)
+    add("html", "go", f'<input type="hidden" name="authenticity_token" value="{t}" autocomplete="off" />', [("token", t)])
+
+    # --- prefix-less vendor keys named by their context ---
+    t = M["twilio-auth-token"](rng)
+    add("env-dump", "raw", f"TWILIO_ACCOUNT_SID=AC{rs(rng, HEX, 32)}\nTWILIO_AUTH_TOKEN={t}\nTWILIO_FROM=+15005550006",
+        [("twilio-auth-token", t)])
+    t = M["twilio-auth-token"](rng)
+    add("python", "raw", f"from twilio.rest import Client\n\naccount_sid = \"AC{rs(rng, HEX, 32)}\"\n"
+                         f"auth_token = \"{t}\"\nclient = Client(account_sid, auth_token)", [("twilio-auth-token", t)])
+    t = M["cloudflare-api-key"](rng)
+    add("env-dump", "json", f"CLOUDFLARE_ACCOUNT_ID={rs(rng, HEX, 32)}\nCLOUDFLARE_API_TOKEN={t}",
+        [("cloudflare-api-key", t)])
+    g = rs(rng, HEX, 37)
+    add("http", "raw", 'curl -X GET "https://api.cloudflare.com/client/v4/zones" -H "X-Auth-Email: ops@acme.dev" '
+                       f'-H "X-Auth-Key: {g}"', [("cloudflare-api-key", g)])
+    t = M["algolia-api-key"](rng)
+    add("env-dump", "raw", f"ALGOLIA_APP_ID={rs(rng, UPPER + DIGITS, 10)}\nALGOLIA_ADMIN_API_KEY={t}",
+        [("algolia-api-key", t)])
+    t = M["algolia-api-key"](rng)
+    add("json-config", "result", json.dumps({"algolia": {"appId": rs(rng, UPPER + DIGITS, 10), "apiKey": t,
+                                                          "indexName": "docs"}}, indent=2), [("algolia-api-key", t)])
+    return cases
+
+
+TRACE2_SEED = SEED + 5
+
+
+def trace_cases_more(rng: random.Random) -> list[dict]:
+    """More forms, written after the redactor handled trace_cases and measured before it was
+    changed for them (12 of 33 were missed then): positional arguments, other ports, config
+    directives, prompts answered by scripts, parameters named elsewhere in their object."""
+    cases: list[dict] = []
+
+    def add(ctx: str, enc: str, raw: str, labels: list[tuple[str, str]]) -> None:
+        cases.append(labelled(ctx, enc, raw, labels))
+
+    M = MAKERS
+    kid, sec = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng)
+    add("js", "raw", f"const s3 = new S3Client({{ region: 'us-east-1', credentials: {{ accessKeyId: '{kid}', secretAccessKey: '{sec}' }} }});", [("aws-access-key-id", kid), ("aws-secret-access-key", sec)])
+    kid, sec = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng)
+    add("java", "json", f'AWSCredentials creds = new BasicAWSCredentials("{kid}", "{sec}");', [("aws-access-key-id", kid), ("aws-secret-access-key", sec)])
+    sec = M["aws-secret-access-key"](rng)
+    add("yaml", "raw", f"provider:\n  name: aws\n  environment:\n    AWS_SECRET: {sec}", [("aws-secret-access-key", sec)])
+    k = M["azure-storage-key"](rng)
+    add("ps", "raw", f"$ctx = New-AzStorageContext -StorageAccountName acmelogs -StorageAccountKey \"{k}\"", [("azure-storage-key", k)])
+    k = M["azure-storage-key"](rng)
+    add("shell", "json", f"az storage blob upload --account-name acmelogs --account-key \"{k}\" -c c -f a -n a", [("azure-storage-key", k)])
+    p = password(rng)
+    add("pgpass", "raw", f"$ cat ~/.pgpass\nacme-db.abc123.us-east-1.rds.amazonaws.com:5433:app:app:{p}", [("password", p)])
+    p = password(rng)
+    add("netrc", "json", f"machine api.acme.dev login ci password {p}", [("password", p)])
+    d = M["datadog-api-key"](rng)
+    add("terraform", "raw", f'variable "datadog_api_key" {{\n  default = "{d}"\n}}', [("datadog-api-key", d)])
+    d = M["datadog-api-key"](rng)
+    add("ansible", "raw", f"datadog_api_key: \"{d}\"\ndatadog_site: datadoghq.eu", [("datadog-api-key", d)])
+    j = M["jwt"](rng)
+    add("har", "result", json.dumps({"request": {"headers": [{"name": "Authorization", "value": f"Bearer {j}"}]}}), [("jwt", j)])
+    p = password(rng)
+    add("shell", "raw", f"echo '{p}' | sudo -S systemctl restart nginx", [("password", p)])
+    p = password(rng)
+    add("expect", "raw", f'expect "password:"\nsend "{p}\\r"', [("password", p)])
+    p = password(rng)
+    add("shell", "raw", f"smbclient //fs01/share -U ada%{p} -c 'ls'", [("password", p)])
+    p = password(rng)
+    add("shell", "raw", f"rabbitmqctl add_user deploy {p}", [("password", p)])
+    p = password(rng)
+    add("sql", "raw", f"ALTER USER 'root'@'localhost' IDENTIFIED WITH mysql_native_password BY '{p}';", [("password", p)])
+    p = password(rng)
+    add("redis", "raw", f"$ grep requirepass /etc/redis/redis.conf\nrequirepass {p}", [("password", p)])
+    p = password(rng)
+    add("redis", "json", f"redis-cli -h cache AUTH {p}", [("password", p)])
+    p = password(rng)
+    add("shell", "raw", f"mysqladmin -u root password '{p}'", [("password", p)])
+    p = url_password(rng)
+    add("url", "raw", f"See [the db](postgres://ro:{p}@db.acme.dev/app) for details", [("url-password", p)])
+    p = url_password(rng)
+    add("url", "json", f"smtp://mailer:{p}@smtp.acme.dev:587", [("url-password", p)])
+    p = password(rng)
+    add("xml", "raw", f"<parameter>\n  <name>password</name>\n  <value>{p}</value>\n</parameter>", [("password", p)])
+    p = password(rng)
+    add("ssm", "result", json.dumps({"Parameter": {"Name": "/prod/db/password", "Type": "SecureString", "Value": p, "Version": 3}}, indent=2), [("password", p)])
+    t = M["token"](rng)
+    add("http", "raw", f"X-CSRF-Token: {t}", [("token", t)])
+    t = M["token"](rng)
+    add("html", "json", f'<input type="hidden" name="csrfmiddlewaretoken" value="{t}">', [("token", t)])
+    t = M["doppler-token"](rng)
+    add("http", "raw", f"curl -u {t}: https://api.doppler.com/v3/configs", [("doppler-token", t)])
+    v = M["kubernetes-secret"](rng)
+    add("k8s", "result", f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\ndata:\n  password: \"{v}\"\n", [("kubernetes-secret", v)])
+    v1, v2 = M["kubernetes-secret"](rng), M["kubernetes-secret"](rng)
+    add("k8s", "json", json.dumps({"kind": "List", "items": [{"apiVersion": "v1", "kind": "Secret", "data": {"a": v1, "b": v2}}]}), [("kubernetes-secret", v1), ("kubernetes-secret", v2)])
+    u = uuid4(rng)
+    add("terraform", "raw", f'provider "heroku" {{\n  email   = "ops@acme.dev"\n  api_key = "{u}"\n}}', [("heroku-api-key", u)])
+    w = "https://outlook.office.com/webhook/" + uuid4(rng) + "@" + uuid4(rng) + "/IncomingWebhook/" + rs(rng, HEX, 32) + "/" + uuid4(rng)
+    add("url", "result", f"Posting to {w}", [("teams-webhook", w.split("://")[1])])
+    a1 = b64(f"ci:{password(rng)}")
+    add("config", "raw", f'$ cat ~/.docker/config.json\n{{\n\t"auths": {{\n\t\t"registry.acme.dev": {{\n\t\t\t"auth": "{a1}"\n\t\t}}\n\t}}\n}}', [("basic-auth", a1)])
+    t = M["token"](rng)
+    add("yaml", "raw", f"github.com:\n    user: ada\n    oauth_token: {t}\n    git_protocol: https", [("token", t)])
+    k = M["api-key"](rng)
+    add("plist", "json", f"<key>api_key</key>\n<string>{k}</string>", [("api-key", k)])
+    p = password(rng)
+    add("ini", "raw", f"[mysqld]\nuser = mysql\n[client]\npassword=\"{p}\"", [("password", p)])
+    return cases
+
+
+TRACE3_SEED = SEED + 6
+
+
+def trace_cases_third(rng: random.Random) -> list[dict]:
+    """A third set of forms, again measured before the redactor was changed for them (6 of 31
+    missed): fish's set -gx, a bare key under a storage block, quoted .netrc passwords, commands
+    that print a named secret, comments in a Secret's data, Twilio's positional client arguments."""
+    cases: list[dict] = []
+
+    def add(ctx: str, enc: str, raw: str, labels: list[tuple[str, str]]) -> None:
+        cases.append(labelled(ctx, enc, raw, labels))
+
+    M = MAKERS
+    sec = M["aws-secret-access-key"](rng)
+    add("env", "raw", f"declare -x AWS_SECRET_ACCESS_KEY=\"{sec}\"", [("aws-secret-access-key", sec)])
+    sec = M["aws-secret-access-key"](rng)
+    add("fish", "raw", f"set -gx AWS_SECRET_ACCESS_KEY {sec}", [("aws-secret-access-key", sec)])
+    sec = M["aws-secret-access-key"](rng)
+    add("cli", "json", f"aws configure set default.aws_secret_access_key {sec}", [("aws-secret-access-key", sec)])
+    kid, sec = M["aws-access-key-id"](rng), M["aws-secret-access-key"](rng)
+    add("csv", "raw", f"User name,Password,Access key ID,Secret access key,Console login link\nci,,{kid},{sec},https://123456789012.signin.aws.amazon.com/console", [("aws-access-key-id", kid), ("aws-secret-access-key", sec)])
+    k = M["azure-storage-key"](rng)
+    add("env", "json", f"export AZURE_STORAGE_ACCESS_KEY='{k}'", [("azure-storage-key", k)])
+    k = M["azure-storage-key"](rng)
+    add("yaml", "raw", f"storage:\n  account: acmelogs\n  key: {k}", [("azure-storage-key", k)])
+    p = password(rng)
+    add("netrc", "result", f"machine smtp.acme.dev\nlogin mailer\npassword \"{p}\"", [("password", p)])
+    p = password(rng)
+    add("pgpass", "raw", f"PGPASSFILE=/tmp/pgpass\n$ cat /tmp/pgpass\n10.0.0.5:5432:app:app:{p}", [("password", p)])
+    d = M["datadog-api-key"](rng)
+    add("k8s", "raw", f"apiVersion: datadoghq.com/v2alpha1\nkind: DatadogAgent\nspec:\n  global:\n    credentials:\n      apiKey: {d}", [("datadog-api-key", d)])
+    d = M["datadog-api-key"](rng)
+    add("url", "raw", f"POST https://http-intake.logs.datadoghq.com/api/v2/logs?dd-api-key={d}&ddsource=nginx", [("datadog-api-key", d)])
+    a1 = b64(f"_json_key:{password(rng)}")
+    add("docker", "json", f'{{"auths":{{"gcr.io":{{"auth":"{a1}"}}}}}}', [("basic-auth", a1)])
+    t = M["doppler-token"](rng)
+    add("doppler", "raw", f"$ doppler run --token={t} -- npm start", [("doppler-token", t)])
+    u = uuid4(rng)
+    add("heroku", "json", f"curl -n -X GET https://api.heroku.com/apps -H \"Authorization: Bearer {u}\" -H \"Accept: application/vnd.heroku+json; version=3\"", [("bearer-token", u)])
+    u = uuid4(rng)
+    add("heroku", "raw", f"$ heroku config:get HEROKU_API_KEY -a ci-runner\n{u}", [("heroku-api-key", u)])
+    j = M["jwt"](rng)
+    add("jwt", "raw", f"$ echo $TOKEN\n{j}", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("jwt", "json", f"Set-Cookie: access_token={j}; Path=/; HttpOnly", [("cookie", f"access_token={j}")])
+    j = M["jwt"](rng)
+    add("jwt", "raw", f"localStorage['auth'] = JSON.stringify({{accessToken: '{j}'}})", [("jwt", j)])
+    v = M["kubernetes-secret"](rng)
+    add("k8s", "raw", f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\n  annotations:\n    owner: platform\ndata:\n  # rotated 2025-03\n  token: {v}\n", [("kubernetes-secret", v)])
+    v = M["kubernetes-secret"](rng)
+    add("k8s", "result", f"{{\n    \"apiVersion\": \"v1\",\n    \"data\": {{\n        \"token\": \"{v}\"\n    }},\n    \"kind\": \"Secret\"\n}}", [("kubernetes-secret", v)])
+    p = password(rng)
+    add("k8s", "raw", f"kubectl create secret generic db --from-literal=DB_PASSWORD='{p}' -n prod", [("password", p)])
+    p = password(rng)
+    add("pw", "raw", f"spring.datasource.password: {p}", [("password", p)])
+    p = password(rng)
+    add("pw", "raw", f"Password={p};Server=db;User Id=sa;", [("password", p)])
+    p = password(rng)
+    add("pw", "json", f"psql \"host=db.acme.dev port=5432 dbname=app user=app password={p} sslmode=require\"", [("password", p)])
+    p = password(rng)
+    add("pw", "raw", f"  --db-password=\"{p}\" \\\n  --db-host=db", [("password", p)])
+    p = password(rng)
+    add("pw", "result", f"[database]\nhost=\"db\"\npasswd=\"{p}\"", [("password", p)])
+    p = url_password(rng)
+    add("url", "raw", f"pip install --index-url https://__token__:{p}@pypi.acme.dev/simple app", [("url-password", p)])
+    p = url_password(rng)
+    add("url", "raw", f"ftp://anonymous:{p}@ftp.acme.dev/pub/", [("url-password", p)])
+    w = "https://acme.webhook.office.com/webhookb2/" + uuid4(rng) + "@" + uuid4(rng) + "/IncomingWebhook/" + rs(rng, HEX, 32) + "/" + uuid4(rng)
+    add("teams", "json", f"TEAMS_URL = '{w}'", [("teams-webhook", w.split("://")[1])])
+    k = M["api-key"](rng)
+    add("xml", "raw", f"<config>\n  <key name=\"apiKey\">{k}</key>\n</config>", [("api-key", k)])
+    t = M["token"](rng)
+    add("meta", "raw", f"<meta name=\"csrf_token\" content=\"{t}\">", [("token", t)])
+    t = M["twilio-auth-token"](rng)
+    add("twilio", "json", f"client = Client('AC{rs(rng, HEX, 32)}', '{t}')  # twilio", [("twilio-auth-token", t)])
+    return cases
+
+
+def trace_negative_cases_more(rng: random.Random) -> list[dict]:
+    """Negatives written with trace_cases_third."""
+    texts = [
+        "AWS_REGION=us-east-1\nAWS_DEFAULT_OUTPUT=json\nAWS_PROFILE=prod",
+        "$ aws sts get-caller-identity\n{\"UserId\": \"AROAXXXXXXXXXXXXXXXXX:ada\", \"Account\": \"123456789012\"}",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: x\ntype: Opaque",
+        "data:\n  - id: 1\n    name: ada\n  - id: 2\n    name: bob",
+        "kind: Secret\n# see docs\ndata: {}",
+        "<key>CFBundleShortVersionString</key>\n<string>1.4.2</string>",
+        "<meta name=\"theme-color\" content=\"#ffffff\">",
+        "10:22:31:418:INFO:worker:started",
+        "Building wheel: 12:30:00:app:done",
+        json.dumps({"checksum": "sha256:" + rs(rng, HEX, 64), "etag": rs(rng, HEX, 32)}),
+        "uuid=" + uuid4(rng) + " request_id=" + uuid4(rng),
+        "https://user@host.com:8080/path",
+        "git@github.com:acme/x.git",
+        "mysql -u root -p app < dump.sql",
+        "docker login ghcr.io -u ada",
+        "The password field accepts 12 characters; send \"Retry\\r\" to continue.",
+        "echo 'done' | tee log.txt",
+        "echo 'hello' | sudo -S true",
+        "ssh -p 2222 ada@host",
+        "variable \"db_password\" {\n  type = string\n  sensitive = true\n}",
+        "base64: " + base64.b64encode(bytes(rng.randrange(256) for _ in range(300))).decode(),
+        "requirepass ${REDIS_PASSWORD}",
+        "redis-cli -h cache ping",
+    ]
+    return [{"context": "trace", "text": t} for t in texts]
+
+
+def trace_negative_cases(rng: random.Random) -> list[dict]:
+    """Hard negatives next to the forms of trace_cases: ids, hashes, UUIDs and base64 that sit where
+    secrets sit (vendor settings that are not keys, Kubernetes objects that are not Secrets, data
+    that is not credentials), and placeholders in each form.  Must come back unchanged."""
+    sha = lambda: rs(rng, HEX, 40)
+    sha256 = lambda: rs(rng, HEX, 64)
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(rng.randrange(256) for _ in range(240))).decode()
+    jpeg = base64.b64encode(b"\xff\xd8\xff\xe0" + bytes(rng.randrange(256) for _ in range(180))).decode()
+    sha512 = base64.b64encode(bytes(rng.randrange(256) for _ in range(64))).decode()
+    texts: list[tuple[str, str]] = [
+        # ids and UUIDs where keys sit
+        ("uuid", (f"HEROKU_APP_ID={uuid4(rng)}\nHEROKU_APP_NAME=acme-api\nHEROKU_RELEASE_VERSION=v142\n"
+                 f"HEROKU_SLUG_COMMIT={sha()}")),
+        ("uuid", json.dumps({"tenantId": uuid4(rng), "subscriptionId": uuid4(rng), "clientId": uuid4(rng)})),
+        ("uuid", f"AZURE_CLIENT_ID={uuid4(rng)}\nAZURE_TENANT_ID={uuid4(rng)}\nAZURE_SUBSCRIPTION_ID={uuid4(rng)}"),
+        ("uuid", f"$ heroku apps:info -a acme-api\n=== acme-api\nId:         {uuid4(rng)}\nStack:      heroku-22"),
+        ("uuid", f"X-Request-Id: {uuid4(rng)}\nX-Datadog-Trace-Id: {rng.randrange(10**18, 10**19)}"),
+        ("ids", json.dumps({"id": "chatcmpl-" + mixed(rng, B62, 29), "object": "chat.completion",
+                            "system_fingerprint": "fp_" + rs(rng, HEX, 10)})),
+        ("ids", json.dumps({"id": "msg_01" + mixed(rng, B62, 22), "type": "message", "content": [
+            {"type": "tool_use", "id": "toolu_01" + mixed(rng, B62, 22), "name": "bash", "input": {"command": "ls"}}]})),
+        ("ids", json.dumps({"customer": "cus_" + mixed(rng, B62, 14), "payment_intent": "pi_" + mixed(rng, B62, 24),
+                            "charge": "ch_" + mixed(rng, B62, 24)})),
+        ("ids", f"i-0{rs(rng, HEX, 16)}  running  sg-0{rs(rng, HEX, 16)}  vpc-0{rs(rng, HEX, 16)}"),
+        ("ids", json.dumps({"_id": {"$oid": rs(rng, HEX, 24)}, "node_id": "MDQ6VXNlcj" + mixed(rng, B62, 6) + "=",
+                            "channel": "C0" + rs(rng, UPPER + DIGITS, 9)})),
+        ("ids", f"OPENAI_ORG_ID=org-{mixed(rng, B62, 24)}\nOPENAI_PROJECT_ID=proj_{mixed(rng, B62, 24)}"),
+        ("ids", (f"CONTAINER ID   IMAGE\n{rs(rng, HEX, 12)}   postgres:16\n$ docker inspect --format '{{{{.Id}}}}' db\n"
+                f"{sha256()}")),
+        ("ids", (f"dd.trace_id={rng.randrange(10**18, 10**19)} dd.span_id={rng.randrange(10**18, 10**19)} "
+                "dd.service=checkout dd.env=prod")),
+        ("ids", f"TWILIO_ACCOUNT_SID=AC{rs(rng, HEX, 32)}\nTWILIO_MESSAGING_SERVICE_SID=MG{rs(rng, HEX, 32)}"),
+        ("ids", f"ALGOLIA_APP_ID={rs(rng, UPPER + DIGITS, 10)}\nALGOLIA_INDEX_NAME=docs_prod"),
+        ("ids", f"CLOUDFLARE_ACCOUNT_ID={rs(rng, HEX, 32)}\nCLOUDFLARE_ZONE_ID={rs(rng, HEX, 32)}"),
+        ("ids", f"DD_SITE=datadoghq.com\nDD_ENV=prod\nDD_SERVICE=checkout\nDD_VERSION=1.4.2\nDD_API_KEY_ID={uuid4(rng)}"),
+        # hashes
+        ("hash", json.dumps({"sha": sha(), "node_id": "C_kwDO" + mixed(rng, B62, 30), "commit": {"tree": {"sha": sha()}}})),
+        ("hash", (f"ETag: \"{rs(rng, HEX, 32)}\"\nContent-MD5: {base64.b64encode(bytes(16)).decode()}\n"
+                 f"x-amz-content-sha256: {sha256()}")),
+        ("hash", f"Digest: sha256:{sha256()}\nStatus: Downloaded newer image for postgres:16"),
+        ("hash", json.dumps({"node_modules/@azure/storage-blob": {
+            "version": "12.17.0", "resolved": "https://registry.npmjs.org/@azure/storage-blob/-/storage-blob-12.17.0.tgz",
+            "integrity": f"sha512-{sha512}"}}, indent=2)),
+        ("hash", f"  integrity: sha512-{sha512}\n  resolution: {{registry: https://registry.npmjs.org/}}"),
+        ("hash", f"SHA256 ({sha256()[:12]}.tar.gz) = {sha256()}"),
+        ("hash", f"[s3]\n  etag = {rs(rng, HEX, 32)}-4\n  version_id = {mixed(rng, B62, 32)}"),
+        # base64 images and data
+        ("base64", json.dumps({"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                           "data": png}})),
+        ("base64", json.dumps({"data": [{"b64_json": png, "revised_prompt": "a cat"}]})),
+        ("base64", json.dumps({"image_url": {"url": f"data:image/jpeg;base64,{jpeg}"}})),
+        ("base64", json.dumps({"data": {"viewer": {"login": "ada", "avatarUrl": "https://avatars.githubusercontent.com/u/1"}}})),
+        ("base64", json.dumps({"data": {"id": "42", "type": "users", "attributes": {"token_count": 12}}})),
+        ("base64", f"  screenshot: {png[:120]}\n  mime: image/png"),
+        # Kubernetes objects that are not Secrets, and Secrets without values
+        ("k8s", ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  LOG_LEVEL: info\n"
+                f"  FEATURE_FLAGS: {base64.b64encode(b'new-checkout,dark-mode').decode()}\n")),
+        ("k8s", json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "data": {"config.yaml": "port: 8080\n"}}, indent=2)),
+        ("k8s", ("$ kubectl describe secret db-credentials\nName:         db-credentials\nType:  Opaque\n\nData\n====\n"
+                "password:  16 bytes\nusername:  8 bytes")),
+        ("k8s", "$ kubectl get secrets\nNAME             TYPE     DATA   AGE\ndb-credentials   Opaque   2      5d"),
+        ("k8s", ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: {{ .Values.db.password | b64enc }}\n"
+                "  username: <base64-encoded-username>\n")),
+        ("k8s", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\nstringData:\n  password: ${DB_PASSWORD}\n"),
+        ("k8s", "$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d > /tmp/pw && echo saved\nsaved"),
+        ("k8s", "env:\n  - name: DB_PASSWORD\n    valueFrom:\n      secretKeyRef:\n        name: db\n        key: password"),
+        # credential files without credentials
+        ("netrc", "machine github.com login ada\nmachine api.heroku.com\n  login ada@acme.dev\n  password ${HEROKU_API_KEY}"),
+        ("pgpass", "$ cat ~/.pgpass\ncat: /home/ada/.pgpass: No such file or directory\n$ chmod 0600 ~/.pgpass"),
+        ("pgpass", ("root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
+                   "postgres:x:999:999::/var/lib/postgresql:/bin/bash")),
+        ("pgpass", ("2025-03-14 10:22:31.118 UTC [42] LOG:  connection received: host=10.0.0.7 port=5432\n"
+                   "db.internal:5432 - accepting connections\nlocalhost:5432:*:postgres:${PGPASSWORD}")),
+        ("docker-config", json.dumps({"auths": {"ghcr.io": {}, "https://index.docker.io/v1/": {}},
+                                      "credsStore": "desktop", "credHelpers": {"gcr.io": "gcloud"}}, indent=2)),
+        ("docker-config", json.dumps({"auths": {"registry.acme.dev": {"auth": ""}}, "currentContext": "default"})),
+        ("git-credentials", "$ git config --global credential.helper store\n$ git config --global user.email ada@acme.dev"),
+        # URLs without passwords
+        ("url", "git clone https://ada@github.com/acme/infra.git\npsql postgres://app@db.internal:5432/app"),
+        ("url", "ssh://git@git.acme.dev:2222/platform/api.git\nhttp://[fe80::1]:8080/health\nmailto:ops@acme.dev"),
+        ("url", ("https://registry.npmjs.org/@types%2fnode\nhttps://www.npmjs.com/package/@scope/name\n"
+                "https://cdn.acme.dev:8443/assets/app.js@3.1.0")),
+        ("url", "https://teams.microsoft.com/l/channel/19%3a" + mixed(rng, B62, 32) + "%40thread.tacv2/General?groupId="
+                + uuid4(rng) + "&tenantId=" + uuid4(rng)),
+        ("url", "TEAMS_WEBHOOK_URL=${TEAMS_WEBHOOK_URL}\nteams_url: https://acme.webhook.office.com/webhookb2/<your-webhook-id>"),
+        ("url", "dsn := fmt.Sprintf(\"%s:%s@tcp(%s)/%s\", user, pass, host, name)"),
+        # commands that name credentials without holding them
+        ("shell", ("$ aws configure set region eu-west-1\n$ aws configure get aws_secret_access_key\n"
+                  "$ npm config set registry https://registry.acme.dev/")),
+        ("shell", "$ docker login -u ada --password-stdin ghcr.io < token.txt\n$ docker run -p 5432:5432 postgres:16"),
+        ("shell", "$ htpasswd -c /etc/nginx/.htpasswd ada\nNew password:\n$ mongosh -u admin -p\nEnter password:"),
+        ("shell", "$ openssl pkcs12 -export -passout env:P12_PASS -in c.pem -out c.p12\n$ openssl rsa -passin file:pass.txt"),
+        ("shell", "$ sqlcmd -S db.acme.dev -E -Q 'SELECT 1'\n$ gh secret set DEPLOY_KEY < key.pem\n$ gh secret list"),
+        ("shell", "PS C:\\> $env:DB_PASSWORD = Read-Host -AsSecureString\nPS C:\\> $s = ConvertTo-SecureString $plain -AsPlainText -Force"),
+        ("shell", "C:\\> setx PATH \"%PATH%;C:\\tools\"\nC:\\> setx JAVA_HOME \"C:\\Program Files\\Java\\jdk-21\""),
+        ("shell", "aws secretsmanager create-secret --name prod/db --secret-string file://creds.json"),
+        ("shell", "$ heroku auth:token\n \u203a   Error: not logged in"),
+        ("shell", ("$ az storage account keys list -g rg -n acmelogs --query '[0].value' -o tsv\n"
+                  "ERROR: (AuthorizationFailed) The client does not have authorization")),
+        ("php", "define( 'DB_PASSWORD', getenv('DB_PASSWORD') );\ndefine( 'WP_DEBUG', false );"),
+        ("python", ("os.environ.setdefault(\"DJANGO_SETTINGS_MODULE\", \"app.settings\")\n"
+                   "token = os.environ.get(\"API_TOKEN\", \"\")")),
+        ("java", ("System.setProperty(\"http.proxyHost\", \"proxy.acme.dev\");\n"
+                 "props.getProperty(\"db.password\", \"changeme\");")),
+        # markup that names a secret but holds none
+        ("plist", ("<key>CFBundleIdentifier</key>\n<string>com.acme.app</string>\n<key>CFBundleVersion</key>\n"
+                  "<string>42</string>\n<key>NSCameraUsageDescription</key>\n<string>Scan receipts</string>")),
+        ("plist", "<key>APIKey</key>\n<string>$(API_KEY)</string>\n<key>TokenType</key>\n<string>Bearer</string>"),
+        ("xml", ('<entry key="db.user">app</entry>\n<entry key="password.min.length">12</entry>\n'
+                '<property name="hibernate.connection.username">app</property>')),
+        ("xml", ('<setting name="ApiToken" serializeAs="String">\n  <value />\n</setting>\n'
+                '<string name="password_hint">At least 12 characters</string>')),
+        ("html", ('<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+                 '<meta name="csrf-param" content="authenticity_token" />\n'
+                 f'<meta name="google-site-verification" content="{mixed(rng, B64URL, 43)}" />')),
+        ("html", ('<input type="password" name="password" autocomplete="current-password"> Remember me\n'
+                 '<label for="token">Token</label>')),
+        ("json", json.dumps([{"ParameterKey": "Env", "ParameterValue": "prod"},
+                             {"ParameterKey": "DBPassword", "UsePreviousValue": True}])),
+        # JWT-like text that is not a token
+        ("jwt-like", json.dumps({"NextToken": "eyJ" + mixed(rng, B64URL, 60) + "==", "MaxResults": 50})),
+        ("jwt-like", "config=eyJ2ZXJzaW9uIjoxLCJmZWF0dXJlcyI6WyJhIiwiYiJdfQ== mode=ro"),
+    ]
+    return [{"context": c, "text": t} for c, t in texts]
 
 
 NAME_VALUE_NEGATIVES: list[tuple[str, str]] = [
@@ -850,10 +1560,13 @@ def personal_cases(rng: random.Random) -> list[dict]:
 def main() -> None:
     rng = random.Random(SEED)
     positives = (specific_cases(rng) + vendor_cases(rng) + markup_cases(random.Random(MARKUP_SEED))
-                 + name_value_cases(random.Random(PAIRS_SEED)))
+                 + name_value_cases(random.Random(PAIRS_SEED)) + trace_cases(random.Random(TRACE_SEED))
+                 + trace_cases_more(random.Random(TRACE2_SEED)) + trace_cases_third(random.Random(TRACE3_SEED)))
     for i, case in enumerate(positives):
         case["id"] = f"pos-{i:03d}"
-    negatives = negative_cases(rng) + [{"context": c, "text": t} for c, t in MARKUP_NEGATIVES + NAME_VALUE_NEGATIVES]
+    negatives = (negative_cases(rng) + [{"context": c, "text": t} for c, t in MARKUP_NEGATIVES + NAME_VALUE_NEGATIVES]
+                 + trace_negative_cases(random.Random(TRACE_SEED + 1))
+                 + trace_negative_cases_more(random.Random(TRACE3_SEED + 1)))
     for i, case in enumerate(negatives):
         case["id"] = f"neg-{i:03d}"
     personal = personal_cases(rng)

@@ -171,6 +171,11 @@ def aws_key_id(rng: random.Random) -> str:
     return rng.choice(["AKIA", "ASIA"]) + mixed(rng, UPPER + "234567", 16)
 
 
+def k8s_value(rng: random.Random) -> str:
+    """A Kubernetes Secret's data value: base64 of a password."""
+    return base64.b64encode(password(rng, 16).encode()).decode()
+
+
 MAKERS: dict[str, Callable[[random.Random], str]] = {
     "aws-access-key-id": aws_key_id,
     "aws-secret-access-key": lambda r: mixed(r, B64, 40),
@@ -253,6 +258,17 @@ MAKERS: dict[str, Callable[[random.Random], str]] = {
     "token": lambda r: mixed(r, B62, 40),
     "api-key": lambda r: rs(r, HEX, 32) if r.random() < 0.5 else mixed(r, B62, 40),
     "client-secret": lambda r: mixed(r, B62 + "_-", 40),
+    # prefixed, found on their own
+    "doppler-token": lambda r: "dp." + r.choice(["pt.", "st.prd.", "st.dev.", "sa.", "ct."]) + mixed(r, B62, 43),
+    # (Heroku's current tokens; the older UUID keys are named by their context)
+    "heroku-api-key": lambda r: "HRKU-AA" + mixed(r, B64URL, 58),
+    # prefix-less: named by the key or the text before it
+    "datadog-api-key": lambda r: rs(r, HEX, 32),
+    "datadog-app-key": lambda r: rs(r, HEX, 40),
+    "twilio-auth-token": lambda r: rs(r, HEX, 32),
+    "cloudflare-api-key": lambda r: mixed(r, B64URL, 40),
+    "algolia-api-key": lambda r: rs(r, HEX, 32),
+    "kubernetes-secret": k8s_value,
 }
 
 # Classes whose secret is recognisable on its own (no context needed).
@@ -268,7 +284,8 @@ BARE_CLASSES = (
     "digitalocean-token", "vault-token", "databricks-token", "shopify-token",
     "linear-api-key", "jwt", "age-secret-key", "atlassian-api-token", "fireworks-api-key",
     "grafana-token", "new-relic-key", "notion-token", "nvidia-api-key", "pinecone-api-key",
-    "postman-api-key", "rubygems-token", "sentry-token", "supabase-token",
+    "postman-api-key", "rubygems-token", "sentry-token", "supabase-token", "doppler-token",
+    "heroku-api-key",
 )
 
 # class -> function(secret) -> the smallest realistic context around it
@@ -295,6 +312,13 @@ CONTEXTS: dict[str, Callable[[str], str]] = {
     "token": lambda s: f'"access_token": "{s}"',
     "api-key": lambda s: f"COHERE_API_KEY={s}",
     "client-secret": lambda s: f"client_secret={s}",
+    "datadog-api-key": lambda s: f"DD_API_KEY={s}",
+    "datadog-app-key": lambda s: f"DD_APP_KEY={s}",
+    "twilio-auth-token": lambda s: f"TWILIO_AUTH_TOKEN={s}",
+    "cloudflare-api-key": lambda s: f"CLOUDFLARE_API_TOKEN={s}",
+    "algolia-api-key": lambda s: f"ALGOLIA_ADMIN_API_KEY={s}",
+    "kubernetes-secret": lambda s: ("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\n"
+                                    f"data:\n  password: {s}\n"),
 }
 
 ALL_FORM_CLASSES = tuple(BARE_CLASSES) + tuple(CONTEXTS)

@@ -44,8 +44,12 @@ Design
   same key rules: an element named by the key (``<password>x</password>``,
   ``<db:password>``, ``<apiKey type="t">``, text wrapped in
   ``<![CDATA[...]]>``) and a ``name``/``key`` attribute naming it with a
-  ``value`` attribute on the same tag, in either order
-  (``<add key="ApiKey" value="x"/>``, ``<property value="x" name="password"/>``).
+  ``value`` (or ``content``) attribute on the same tag, in either order
+  (``<add key="ApiKey" value="x"/>``, ``<property value="x" name="password"/>``,
+  ``<meta name="csrf-token" content="x">``), or with the element's text
+  (``<entry key="db.password">x</entry>``, ``<setting name="ApiToken"><value>x</value>``),
+  and a property list's key and value in separate elements
+  (``<key>APIKey</key><string>x</string>``).
   ``<`` and ``>`` may be JSON-escaped the way Go writes them (``\\u003c``),
   ``</`` as PHP writes it (``<\\/``), or HTML-escaped (``&lt;``).  The key
   must end the tag name (``<passwordPolicy>``, ``<tokenCount>`` stay);
@@ -73,7 +77,9 @@ Classes (stable placeholder names, ``CLASSES`` / ``PERSONAL_CLASSES``)
 Cloud: ``aws-access-key-id``, ``aws-secret-access-key``, ``aws-session-token``,
 ``url-signature`` (presigned S3/GCS), ``gcp-api-key``, ``gcp-oauth-token``,
 ``gcp-refresh-token``, ``gcp-client-secret``, ``azure-storage-key``,
-``azure-shared-access-key``, ``azure-sas-signature``, ``azure-client-secret``.
+``azure-shared-access-key``, ``azure-sas-signature``, ``azure-client-secret``,
+``kubernetes-secret`` (every value under a Secret's ``data:``/``stringData:``, YAML or JSON,
+and what ``kubectl get secret -o jsonpath=...`` printed).
 Keys: ``private-key`` (PEM/OpenSSH/PGP/PuTTY blocks, whole), ``age-secret-key``.
 VCS: ``github-token``, ``github-fine-grained-token``, ``gitlab-token``.
 LLM: ``openai-api-key``, ``anthropic-api-key``, ``openrouter-api-key``,
@@ -82,16 +88,32 @@ LLM: ``openai-api-key``, ``anthropic-api-key``, ``openrouter-api-key``,
 ``pinecone-api-key``, ``fireworks-api-key``, ``nvidia-api-key``.
 Payments: ``stripe-secret-key``, ``stripe-webhook-secret``.
 Chat: ``slack-token``, ``slack-webhook``, ``discord-bot-token``,
-``discord-webhook``, ``teams-webhook``, ``telegram-bot-token``.
+``discord-webhook``, ``teams-webhook`` (connector URLs and Workflows trigger URLs),
+``telegram-bot-token``.
 Registries and SaaS: ``npm-token``, ``pypi-token``, ``rubygems-token``,
 ``dockerhub-token``, ``sendgrid-api-key``, ``shopify-token``, ``linear-api-key``,
 ``notion-token``, ``digitalocean-token``, ``vault-token``,
 ``atlassian-api-token``, ``databricks-token``, ``sentry-token``, ``grafana-token``,
-``postman-api-key``, ``new-relic-key``, ``supabase-token``.
+``postman-api-key``, ``new-relic-key``, ``supabase-token``, ``doppler-token``,
+``heroku-api-key`` (``HRKU-`` tokens, and UUID keys named by their context).
+Prefix-less vendor keys, named when the key's name or the text just before it
+names the vendor (``DD_API_KEY=``, ``datadog.yaml``'s ``api_key:``, a ``.netrc``
+entry for ``api.heroku.com``, ``heroku auth:token``) and the value has the vendor's
+shape: ``datadog-api-key``, ``datadog-app-key``, ``twilio-auth-token``,
+``cloudflare-api-key``, ``algolia-api-key`` (and ``heroku-api-key``,
+``azure-storage-key``, ``aws-secret-access-key``).
 Generic: ``jwt``, ``url-password``, ``bearer-token``, ``basic-auth``,
 ``authorization``, ``cookie``, ``session-id``, ``password``, ``secret``, ``token``,
 ``api-key``, ``client-secret``.  Opt-in: ``email``, ``phone-number``,
 ``card-number`` (Luhn), ``iban`` (mod 97).
+
+Credential files: ``.netrc`` entries (the password before or after the login),
+``.pgpass`` lines (``host:5432:db:user:password``), ``.git-credentials`` URLs,
+Docker's ``config.json`` ``auth`` (base64 of ``user:password``: ``basic-auth``),
+command lines (``mysql -p``, ``docker login -p``, ``sqlcmd -P``, ``openssl -passin
+pass:``, ``htpasswd -b``, ``gh secret set --body``, ``--secret-string``,
+``ConvertTo-SecureString``), ``aws configure set KEY VALUE``, PHP's ``define('KEY',
+'value')`` and other setter calls, PowerShell's ``$env:KEY = ``.
 
 A keyed value's class follows the key, whatever the syntax: ``DB_PASSWORD=``,
 ``<Password>`` and ``name="password"`` give ``password``; ``<apiKey>`` and
@@ -289,7 +311,9 @@ def _token_ok(body: str, *, min_distinct: int = 6, cats: int = 2) -> bool:
 # ---------------------------------------------------------------------------
 
 # check(text, start, end, match, prefix) -> None (reject) | class | (class, s, e)
-_Check = Callable[[str, int, int, "re.Match[str]", str], "str | tuple[str, int, int] | None"]
+# (a list: several secrets found from one match, such as the values of a Kubernetes Secret's data)
+_Check = Callable[[str, int, int, "re.Match[str]", str],
+                  "str | tuple[str, int, int] | list[tuple[str, int, int]] | None"]
 
 
 class _Det:
@@ -305,7 +329,10 @@ class _Det:
       tail of an escape (``\\n``, ``%0A``, ``\\u0026``) -- prefixed vendor
       tokens (the ``_LBR`` boundary); ":" + run for Telegram tokens;
     * ``pre=(regex, lo, hi)``: every match starts ``lo``..``hi`` characters
-      before a ``pre`` match (opt-in personal data).
+      before a ``pre`` match (opt-in personal data); ``regex`` may be a
+      literal string, found with ``str.find`` (case-sensitive: JWTs start
+      ``eyJ``) -- a rare literal whose first letter is common would slow the
+      anchor scan of all text down.
     """
 
     __slots__ = (
@@ -325,7 +352,7 @@ class _Det:
         lb: str | None = _LB,
         left: re.Pattern[str] | None = None,
         contextual: bool = False,
-        pre: tuple[re.Pattern[str], int, int] | None = None,
+        pre: tuple[re.Pattern[str] | str, int, int] | None = None,
         run: bool = False,
     ) -> None:
         self.cls = cls
@@ -380,10 +407,22 @@ def _tok(cls: str, pattern: str, *, anchors: tuple[str, ...] = (), check: _Check
 
 # --- specific checks -------------------------------------------------------
 
-def _aws_id_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+# the secret access key that follows a key id on its line, whatever names it (or nothing does:
+# new BasicAWSCredentials("AKIA...", "<secret>")): 40 base64 characters, not 40 hex digits
+_AWS_PAIR_RE = re.compile(
+    r"(?:[^\r\n\\]|\\[^nr\\]){0,80}?(?<![A-Za-z0-9+/=_.-])(?P<s>[A-Za-z0-9+/]{40})(?![A-Za-z0-9+/=_.-])", _FLAGS)
+
+
+def _aws_id_check(text: str, s: int, e: int, m: re.Match[str], p: str
+                  ) -> str | list[tuple[str, int, int]] | None:
     v = text[s:e]
     if "EXAMPLE" in v or "XMPL" in v or v in _KNOWN_EXAMPLES or len(set(v[4:])) < 6:
         return None
+    pm = _AWS_PAIR_RE.match(text, e)
+    if pm is not None:
+        sec = pm.group("s")
+        if _categories(sec) == 3 and not _is_placeholder(sec) and not _WORDS_RE.match(sec):
+            return [("aws-access-key-id", s, e), ("aws-secret-access-key", *pm.span("s"))]
     return "aws-access-key-id"
 
 
@@ -468,7 +507,7 @@ def _pem_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str
 
 def _webhook_check(cls: str) -> _Check:
     def check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
-        v = text[s:e]
+        v = text[s:e].replace("\\/", "/")
         tail = v.split("/", 3)[-1] if "://" in v else v
         if _is_placeholder(tail) or "0000000" in tail or "XXXXXX" in tail.upper():
             return None
@@ -476,20 +515,28 @@ def _webhook_check(cls: str) -> _Check:
     return check
 
 
-_NETRC_RE = re.compile(r"login[ \t]+\S+\s+\Z", _FLAGS)
+_NETRC_SEP = r"(?:\s|\\{1,15}[nrt])+"  # blanks or line breaks, raw or JSON-escaped
+_NETRC_RE = re.compile(r"login[ \t]+[^\s\\]+" + _NETRC_SEP + r"\Z", _FLAGS)
+# machine <host> [login|account|port <x>]... password <x>: the entry's password, in any order
+_NETRC_ENTRY_RE = re.compile(r"(?:machine[ \t]+[^\s\\]+|default)(?:" + _NETRC_SEP + r"(?:login|account|port)[ \t]+"
+                             r"[^\s\\]+)*" + _NETRC_SEP + r"\Z", _FLAGS)
 
 
 def _sql_netrc_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
     v = text[s:e]
     if _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
         return None
-    if m.group(p + "n") is not None:  # unquoted: only after "login <user>" (.netrc)
+    if m.group(p + "n") is not None or m.group(p + "d") is not None:  # only in a .netrc entry
         if v[0] == "-":
             return None
         lo = max(0, m.start() - 200)
-        i = text[lo:m.start()].lower().rfind("login")
-        if i < 0 or not _NETRC_RE.match(text[lo:m.start()].lower(), i):
-            return None
+        before = text[lo:m.start()].lower()
+        i = before.rfind("login")
+        if i < 0 or not _NETRC_RE.match(before, i):
+            i = max(before.rfind("machine"), before.rfind("default"))
+            if i < 0 or not _NETRC_ENTRY_RE.match(before, i):
+                return None
+        return _vendor_kind("password", "password", v, text, m.start())
     return "password"
 
 
@@ -654,6 +701,7 @@ _KEYWORD_ENDS = ("pass", "password", "passwd", "pwd", "token", "secret", "key", 
 _IDENT_CHAIN_RE = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\Z", _FLAGS)
 _URL_VALUE_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,15}:(?://|\\/\\/)", _FLAGS)
 _FORMAT_ONLY_RE = re.compile(r"(?:%[sdrx]|\{\w{0,20}\}|[\s:@/,;|-])+\Z", _FLAGS)
+_CMDLET_RE = re.compile(r"(?:Get|Read|ConvertTo|ConvertFrom|New|Import|Invoke)-[A-Z][A-Za-z]+\Z", _FLAGS)
 _TYPE_SUFFIX_RE = re.compile(r"(?i:str|string|bytes|int|bool|any|none|null)\??\Z", _FLAGS)
 
 
@@ -685,6 +733,8 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
             return False  # SQL parameters, YAML tags / aliases / anchors
         if v[-1] == ":":
             return False  # a label or header name ("TOKEN = Authorization: Basic ...")
+        if _CMDLET_RE.match(v):
+            return False  # $env:DB_PASSWORD = Read-Host -AsSecureString (PowerShell)
         if sep == " " and (v[0] == "-" or (v.isalpha() and v.islower())):
             return False  # "--no-password --verbose", "the --password option"
         nxt = text[vend:vend + 1]
@@ -790,9 +840,17 @@ def _cookie_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | 
     return "cookie"
 
 
-def _url_pw_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+_OAUTH_BASIC = ("x-oauth-basic", "x-oauth-token")
+
+
+def _url_pw_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | tuple[str, int, int] | None:
     v = text[s:e]
     user = m.group(p + "user") or ""
+    if v.lower() in _OAUTH_BASIC:  # https://TOKEN:x-oauth-basic@github.com: the token is the user
+        us, ue = m.span(p + "user")
+        if ue - us < 8 or _is_placeholder(user):
+            return None
+        return ("url-password", us, ue)
     if _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS or _is_placeholder_user_pw(user, v):
         return None
     if v.lower() in ("pw", "pwd", "pass", "password", "passwd", "secret"):
@@ -804,12 +862,14 @@ def _is_placeholder_user_pw(user: str, pw: str) -> bool:
     return user.lower() == pw.lower() and user.lower() in ("user", "username", "login", "name")
 
 
-def _cmd_flag_check(cls: str, commands: dict[str, str], *, min_len: int = 1) -> _Check:
+def _cmd_flag_check(cls: str, commands: dict[str, str], *, min_len: int = 1,
+                    spaced_ok: tuple[str, ...] = ("sshpass",)) -> _Check:
     """A credential flag (-p, -a, -u, -b) that only counts after one of
     ``commands`` earlier on the same line (``mysql -u root -pXXX``,
     ``redis-cli -a XXX``, ``curl -u user:XXX``).  ``commands`` maps a literal
     found with ``rfind`` to the full regex it must match there; a value
-    separated from its flag by blanks needs a command listed in ``spaced``."""
+    separated from its flag ``-p`` by blanks needs a command listed in ``spaced_ok``
+    (``mysql -p <db>`` prompts; ``docker login -p <password>`` does not)."""
     full = {lit: re.compile(rx + r"(?![\w-])", _FLAGS) for lit, rx in commands.items()}
 
     def check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
@@ -821,7 +881,7 @@ def _cmd_flag_check(cls: str, commands: dict[str, str], *, min_len: int = 1) -> 
         line = max(text.rfind("\n", 0, flag) + 1, esc + 2 if esc >= 0 else 0, flag - 2000)
         spaced = text[flag + 2:flag + 3] in (" ", "\t") and text[flag + 1] == "p"
         for lit, rx in full.items():
-            if spaced and lit != "sshpass":
+            if spaced and lit not in spaced_ok:
                 continue  # mysql -p <db>: a blank after -p means "prompt"
             i = text.rfind(lit, line, flag)
             while i >= 0:
@@ -873,12 +933,13 @@ def _keyword_tail() -> str:
         r"(?!\w)"  # keyword ends the key (max_tokens, token_count stay)
         rf"(?:(?P<@@kq>{_Q})?\]?[ \t]*"
         r"(?:(?P<@@sep>" + _SEP[3:-1] + r")"
-        r"|(?P<@@ws>[ \t]+)"  # --flag value (only when the key starts with '-')
+        r"|(?P<@@ws>[ \t]+)"  # --flag value (only when the key starts with '-', or after `config set`)
         # name/value pairs: YAML (`- name: DB_PASSWORD` then `value: ...` on the next line) and
         # JSON (`{"name": "DB_PASSWORD", "value": "..."}`, as ECS and Kubernetes list env vars)
         # (a line break raw or JSON-escaped at any depth: \n, \\n, \r\n, \\r\\n)
         r"|(?P<@@nl>(?:" + _NEWLINE + r"[ \t]*(?:-[ \t]*)?"
-        r"|,[ \t]*(?:" + _NEWLINE + rf"[ \t]*)?{_Q}?)(?i:value){_Q}?[ \t]*:))"
+        r"|,[ \t]*(?:" + _NEWLINE + rf"[ \t]*)?{_Q}?)(?i:(?:parameter)?value){_Q}?[ \t]*:)"
+        r"|(?P<@@arg>,))"  # define('DB_PASSWORD', 'x'), setenv("TOKEN", "x"): checked by the call's name
         r"[ \t]*"
         r"(?!-----)"
         # (lazy single-character repeats: sre saves no group state per step)
@@ -907,7 +968,7 @@ _KEY_PREFIXES = (
     "api", "access", "account", "auth", "encryption", "master", "private", "signing",
     "secret", "sharedaccess", "client", "app", "admin", "service", "subscription",
     "license", "webhook", "deploy", "consumer", "write", "ingest", "personal", "primary",
-    "secondary", "storage", "bot", "hmac", "root", "session",
+    "secondary", "storage", "bot", "hmac", "root", "session", "application",
 )
 
 
@@ -944,6 +1005,9 @@ def _generic_wrap(ch: str) -> _Check:
             em = _ELEMENT_RE.match(text, m.end(p + "kw0"))
             if em is not None:
                 return _element_check(text, em, m.start(), kw)
+            pm = _PLIST_RE.match(text, m.end(p + "kw0"))
+            if pm is not None:
+                return _plist_check(text, pm, m.start(), kw)
             return _attribute_check(text, m.start(), kw, text[m.end(p + "kw0"):e], e)
         r = _generic_check_kw(text, s, e, m, p, kw)
         if r is None and m.group(p + "ws") is not None:
@@ -971,8 +1035,9 @@ def _key_kind(prefix: str, kw: str, before: str) -> str | None:
     """
     key = prefix + kw
     lkey = key.lower()
-    if lkey.endswith(_NOT_PASS) or (kw.lower() == "auth" and before.isalpha()):
-        return None  # bypass=, compass=, oauth=
+    if lkey.endswith(_NOT_PASS) or (kw.lower() == "auth" and before.isalpha()
+                                    and not prefix.lower().endswith("key")):
+        return None  # bypass=, compass=, oauth= (but apiKeyAuth, the Datadog client's name)
     if lkey.replace("_", "").replace("-", "").endswith(_NOT_CREDENTIAL_TOKENS):
         return None  # pagination cursors, idempotency tokens, .NET publicKeyToken
     lkw = kw.lower()
@@ -990,6 +1055,84 @@ def _key_kind(prefix: str, kw: str, before: str) -> str | None:
     return _kind_for_key(key)
 
 
+# `aws configure set aws_secret_access_key VALUE`, `npm config set //host/:_authToken VALUE`,
+# `git config --global github.token VALUE`, `setx DB_PASSWORD "x"`, Dockerfile `ENV DB_PASSWORD x`:
+# a key and its value separated by blanks only
+_SET_CMD_RE = re.compile(
+    r"(?:\bconfig(?:ure)?[ \t]+set|\bconfig(?:[ \t]+--(?:global|local|system|file[ \t=]+\S+))?"
+    r"|\bsetx|\bset(?:[ \t]+-[A-Za-z]{1,4})+|^[ \t]*ENV|\\n[ \t]*ENV|\bset-item[ \t]+env:)[ \t]+\S*\Z",
+    re.ASCII | re.IGNORECASE | re.MULTILINE)
+# define('DB_PASSWORD', 'x') (PHP), os.environ.setdefault("TOKEN", "x"), System.setProperty(...),
+# putenv, Setenv (Go), SetEnvironmentVariable (.NET), headers.put / set / setHeader
+_SET_CALL_RE = re.compile(
+    r"(?:\bdefine|setdefault|\bsetenv|\bputenv|\bSetenv|setProperty|SetEnvironmentVariable"
+    r"|\bsetHeader|\bset_header|\badd_header|\bput|\bset)[ \t]*\([ \t]*\Z", re.ASCII)
+_BASIC_RE = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}\Z", _FLAGS)
+
+
+def _is_basic_pair(value: str) -> bool:
+    """``value`` is base64 of ``user:password`` (Docker's config.json ``auth``, npm's ``_auth``)."""
+    if not _BASIC_RE.match(value):
+        return False
+    try:
+        raw = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    user, sep, pw = raw.partition(b":")
+    return bool(sep and user and pw) and all(32 < c < 127 for c in raw)
+
+
+# Vendor keys without a prefix of their own (a Datadog key is 32 hex digits, a Heroku key a UUID)
+# are named after the vendor when the key's name says so (DD_API_KEY, HEROKU_API_KEY) or the text
+# just before the key does (datadog.yaml, `provider "datadog" {`, a Helm `datadog:` block, a .netrc
+# entry for api.heroku.com), and the value has the vendor's shape.  Rows: a vendor word in the key
+# (lower case, without _ - .), one in the text before the key, the value's shape, the class; the
+# first row that fits wins.
+_AZURE_KEY_RE = re.compile(r"[A-Za-z0-9+/]{86}==(?![A-Za-z0-9+/=])", _FLAGS)
+_UUID_OR_HRKU = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z|HRKU-"
+_VENDORS: tuple[tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], str], ...] = tuple(
+    (re.compile(key, _FLAGS), re.compile(near, _FLAGS | re.IGNORECASE), re.compile(shape, _FLAGS), cls)
+    for key, near, shape, cls in (
+        (r"(?:datadog|^dd).*app(?:lication)?key", r"datadog", r"[0-9a-f]{40}\Z", "datadog-app-key"),
+        (r"(?:datadog|^dd).*key", r"datadog", r"[0-9a-f]{32}\Z", "datadog-api-key"),
+        (r"heroku", r"heroku", _UUID_OR_HRKU, "heroku-api-key"),
+        (r"twilio", r"twilio", r"[0-9a-f]{32}\Z", "twilio-auth-token"),
+        (r"cloudflare|^cf(?:api|token)", r"cloudflare", r"[0-9a-f]{37}\Z|[A-Za-z0-9_-]{40}\Z",
+         "cloudflare-api-key"),
+        (r"algolia", r"algolia", r"[0-9a-f]{32}\Z", "algolia-api-key"),
+        (r"azure|storage|account", r"azure|windows\.net|storage", r"[A-Za-z0-9+/]{86}==\Z",
+         "azure-storage-key"),
+        (r"aws|amazon", r"\baws\b|amazonaws|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", r"[A-Za-z0-9+/]{40}\Z",
+         "aws-secret-access-key"),
+    ))
+# the classes a key's name gives that a vendor's name may refine
+_GENERIC_KINDS = frozenset(("api-key", "token", "secret", "password", "client-secret", "authorization",
+                            "bearer-token", "azure-storage-key", "aws-secret-access-key"))
+_VENDOR_NEAR = 400  # characters before the key that may name the vendor
+
+
+def _vendor_kind(key: str, kind: str, value: str, text: str, at: int | None) -> str:
+    """The vendor class of a value whose key (``key``, at ``at`` in ``text``) or the text before it
+    names the vendor (see _VENDORS), else ``kind``.  ``at=None``: the key alone (markup, whose
+    values are named by their element or attribute)."""
+    if kind not in _GENERIC_KINDS:
+        return kind
+    flat = key.lower().replace("_", "").replace("-", "").replace(".", "")
+    near: str | None = None
+    for key_rx, near_rx, shape, cls in _VENDORS:
+        if shape.match(value) is None:
+            continue
+        if key_rx.search(flat) is not None:
+            return cls
+        if at is None:
+            continue
+        if near is None:
+            near = text[max(0, at - _VENDOR_NEAR):at]
+        if near_rx.search(near) is not None:
+            return cls
+    return kind
+
+
 def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: str) -> str | None:
     ks = m.start()
     prefix = _key_name(text, ks)
@@ -997,13 +1140,24 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
     ki = ks - len(prefix)
     if text.endswith(("//", "\\/"), 0, ki):
         return None  # user name in scheme://user:pass@host (url-password handles it)
-    if ki > 1 and text[ki - 1] == ":" and (text[ki - 2] == ":" or text[ki - 2].isalnum()):
-        return None  # AWS::IAM::AccessKey, arn:aws:secretsmanager:...:secret:name
-    if m.group(p + "ws") is not None and not key.startswith("-"):
-        return None  # "password hunter2" in prose; only --password hunter2
+    if ki > 1 and text[ki - 1] == ":" and (text[ki - 2] == ":" or text[ki - 2].isalnum()) \
+            and text[max(0, ki - 5):ki].lower() != "$env:":
+        return None  # AWS::IAM::AccessKey, arn:aws:secretsmanager:...:secret:name (not $env:DB_PASSWORD)
+    # "password hunter2" in prose: only --password hunter2, or after `aws configure set` (checked last)
+    set_cmd = m.group(p + "ws") is not None and not key.startswith("-")
+    if m.group(p + "arg") is not None:
+        # a call's (key, value) arguments: both quoted, and the call one that sets a value
+        if m.group(p + "kq") is None or m.group(p + "vq") is None:
+            return None
+        qs = ki - len(m.group(p + "kq"))
+        if _SET_CALL_RE.search(text, max(0, qs - 80), qs) is None:
+            return None  # get("token", default), replace("password", "***")
     kind = _key_kind(prefix, kw, text[ks - 1:ks])
     if kind is None:
-        return None
+        if prefix or kw.lower() != "key" or not _AZURE_KEY_RE.match(text, s, e) or \
+                _vendor_kind("storage", "api-key", text[s:e], text, ki) != "azure-storage-key":
+            return None
+        kind = "azure-storage-key"  # storage:\n  key: <88 characters>: a bare key, named by its block
     if kind == "session-id" and _UUID_RE.match(text, s, e):
         return None  # agent/session metadata ids, not web session cookies
     quoted = m.group(p + "vq") is not None
@@ -1024,7 +1178,13 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
         return None  # the quoted "value" is the next JSON key: PASSWORD = "access_token": ...
     if not _value_ok(kind, key, value, quoted=quoted, text=text, vend=e, sep=sep):
         return None
-    return (kind, s, e)
+    if set_cmd:
+        line = max(text.rfind("\n", max(0, ki - 120), ki) + 1, ki - 120, 0)
+        if _SET_CMD_RE.search(text, line, ki) is None:
+            return None
+    if kw.lower() == "auth" and prefix in ("", "_") and _is_basic_pair(value):
+        return ("basic-auth", s, e)  # Docker config.json auths, npm's _auth: base64 of user:password
+    return (_vendor_kind(key, kind, value, text, ki), s, e)
 
 
 # --- markup: <password>value</password>, <add key="ApiKey" value="..."/> ---------
@@ -1064,6 +1224,8 @@ def _markup_tail() -> str:
         _element_tail()
         # name="password" (the closing quote of an attribute value)
         + rf"|{_AQ}(?=[ \t\r\n/]|{_GT}|\\{{1,15}}[nrt/])"
+        # <key>APIKey</key><string>...: a property list (the check reads the value)
+        + rf"|{_LT}\\{{0,15}}/(?:key|name){_GT}"
     )
 
 
@@ -1112,6 +1274,8 @@ def _attribute_check(text: str, ks: int, kw: str, quote: str, qend: int
         return None  # get("token") + other quotes, \"token"
     while i > 0 and text[i - 1] in " \t":
         i -= 1
+    if text.endswith("variable", 0, i):  # Terraform: variable "db_password" { default = "x" }
+        return _tf_variable_check(text, text[ki:ks], kw, qend, ks)
     if text[i - 1:i] != "=":
         return None  # get("token", x), "password" in d
     i -= 1
@@ -1125,7 +1289,7 @@ def _attribute_check(text: str, ks: int, kw: str, quote: str, qend: int
         return None  # type="password", for="password", id="token"
     if text[i - 1:i] in _ATTR_KEY_CHARS:
         return None  # username="password", data-key="token"
-    found = _value_attr(text, i, qend, quote)
+    found = _value_attr(text, i, qend, quote) or _element_text(text, qend, quote)
     if found is None:
         return None
     return _markup_value(text, text[ki:ks], kw, *found)
@@ -1140,7 +1304,7 @@ def _markup_value(text: str, prefix: str, kw: str, s: int, e: int) -> tuple[str,
     if not _value_ok(kind, prefix + kw, text[s:e], quoted=True, text=text, vend=e, sep="=",
                      markup=True):
         return None
-    return (kind, s, e)
+    return (_vendor_kind(prefix + kw, kind, text[s:e], text, None), s, e)
 
 
 # a tag's delimiters by how the text is escaped, told by the attribute's quote:
@@ -1161,8 +1325,12 @@ def _first(text: str, needles: tuple[str, ...], i: int, j: int) -> int:
     return min(found) if found else -1
 
 
+# the attributes that hold a named value: value="..." and, on <meta>, content="..."
+_VALUE_ATTRS = (("alue", "vV"), ("ontent", "cC"))
+
+
 def _value_attr(text: str, name_start: int, name_end: int, quote: str) -> tuple[int, int] | None:
-    """Span of the ``value`` attribute's text on the tag holding the name
+    """Span of the ``value`` (or ``content``) attribute's text on the tag holding the name
     attribute ``text[name_start:name_end]`` (quoted with ``quote``), after it or before it.
 
     Scans with ``str.find``/``rfind`` within ``_TAG_MAX`` characters, not
@@ -1170,32 +1338,533 @@ def _value_attr(text: str, name_start: int, name_end: int, quote: str) -> tuple[
     """
     n = len(text)
     lo = max(0, name_start - _TAG_MAX)
-    if text.find("alue", name_end + 1, min(n, name_end + _TAG_MAX)) < 0 and \
-            text.rfind("alue", lo, name_start) < 0:
+    reach = min(n, name_end + _TAG_MAX)
+    names = [(needle, firsts) for needle, firsts in _VALUE_ATTRS
+             if text.find(needle, name_end + 1, reach) >= 0 or text.rfind(needle, lo, name_start) >= 0]
+    if not names:
         return None  # no value attribute within reach (the common case: cheapest first)
     opens, closes = _TAG_DELIMS["raw" if quote == '"' else "html" if quote[0] == "&" else "json"]
     ts = max(text.rfind(x, lo, name_start) for x in opens)
     if ts < 0 or _TAG_NAME_RE.match(text, ts) is None or _first(text, closes, ts, name_start) >= 0:
         return None  # not inside a tag
-    hi = _first(text, closes, name_end, min(n, name_end + _TAG_MAX))
+    hi = _first(text, closes, name_end, reach)
     if hi < 0:
-        hi = min(n, name_end + _TAG_MAX)
-    # value= / Value= after the name (its text may hold a '>'), else before it
-    i = text.find("alue", name_end + 1, hi)
-    while i >= 0:
-        if text[i - 1] in "vV" and text[i - 2] not in _ATTR_KEY_CHARS:
-            vm = _VALUE_ATTR_RE.match(text, i + 4, min(n, hi + 1024))
-            if vm is not None:
-                return vm.span("v")
-        i = text.find("alue", i + 4, hi)
-    i = text.rfind("alue", ts + 2, name_start)
-    while i >= 0:
-        if text[i - 1] in "vV" and text[i - 2] not in _ATTR_KEY_CHARS:
-            vm = _VALUE_ATTR_RE.match(text, i + 4, name_start)
-            if vm is not None:
-                return vm.span("v")
-        i = text.rfind("alue", ts + 2, i)
+        hi = reach
+    for needle, firsts in names:
+        k = len(needle)
+        # value= / Value= after the name (its text may hold a '>'), else before it
+        i = text.find(needle, name_end + 1, hi)
+        while i >= 0:
+            if text[i - 1] in firsts and text[i - 2] not in _ATTR_KEY_CHARS:
+                vm = _VALUE_ATTR_RE.match(text, i + k, min(n, hi + 1024))
+                if vm is not None:
+                    return vm.span("v")
+            i = text.find(needle, i + k, hi)
+        i = text.rfind(needle, ts + 2, name_start)
+        while i >= 0:
+            if text[i - 1] in firsts and text[i - 2] not in _ATTR_KEY_CHARS:
+                vm = _VALUE_ATTR_RE.match(text, i + k, name_start)
+                if vm is not None:
+                    return vm.span("v")
+            i = text.rfind(needle, ts + 2, i)
     return None
+
+
+_XWS_RE = re.compile(_XWS, _FLAGS)
+_XWS_END_RE = re.compile(r"(?:[ \t\r\n]|\\{1,15}[nrt])+\Z", _FLAGS)
+_VALUE_TAG_RE = re.compile(r"value" + _GT, _FLAGS)
+
+
+def _open_end(text: str, lt: int) -> int:
+    """The index right after the '<' (raw, &lt; or an escaped \\u003c) found at ``lt``."""
+    if text[lt] == "<":
+        return lt + 1
+    if text.startswith("&lt;", lt):
+        return lt + 4
+    return text.find("u003", lt) + 5
+
+
+def _element_text(text: str, name_end: int, quote: str) -> tuple[int, int] | None:
+    """The text of the element whose start tag holds the name attribute ending at ``name_end``
+    (a tag without a value attribute): ``<entry key="db.password">x</entry>`` (Java properties),
+    ``<property name="password">x</property>`` (Hibernate), ``<string name="api_key">x</string>``
+    (Android), ``<setting name="Password"><value>x</value></setting>`` (.NET settings).  The text
+    must be followed by a closing tag: a void tag (``<input name="password"> Remember me``) has none."""
+    opens, closes = _TAG_DELIMS["raw" if quote == '"' else "html" if quote[0] == "&" else "json"]
+    n = len(text)
+    gt = _first(text, closes, name_end, min(n, name_end + _TAG_MAX))
+    if gt < 0:
+        return None
+    j = gt
+    while j > 0 and text[j - 1] == "\\":
+        j -= 1
+    if text[j - 1:j] == "/":
+        return None  # <add key="ApiKey"/>: no text
+    start = gt + (1 if text[gt] == ">" else 4 if text[gt] == "&" else 5)
+    for _ in range(2):  # the element's own text, else that of a <value> child
+        lt = _first(text, opens, start, min(n, start + 2048))
+        if lt < 0:
+            return None
+        k = _open_end(text, lt)
+        a = _XWS_RE.match(text, start, lt).end()
+        b = lt
+        em = _XWS_END_RE.search(text, a, lt)
+        if em is not None:
+            b = em.start()
+        while b > a and text[b - 1] == "\\":
+            b -= 1  # the escape of an escaped '<'
+        if a < b:
+            if not (text.startswith("/", k) or text.startswith("\\/", k)):
+                return None
+            return a, b
+        vm = _VALUE_TAG_RE.match(text, k)
+        if vm is None:
+            return None
+        start = vm.end()
+    return None
+
+
+_PLIST_RE = re.compile(
+    _LT + r"\\{0,15}/(?P<tag>key|name)" + _GT + _XWS + _LT + r"(?:string|data|value)" + _GT + _XWS
+    + r"(?P<v>(?:[^<&\s\\]|&(?!lt;)|\\{1,15}[\"'/])(?:[^<&\r\n\\]|&(?!lt;)|\\{1,15}[\"'/]){0,1023}+)"
+    + _XWS + r"(?=" + _LT + r"\\{0,15}/)", _FLAGS)
+_KEY_OPEN_RE = {tag: re.compile(_LT + tag + _GT + r"(?P<pre>[A-Za-z0-9_.-]{0,80})\Z", _FLAGS) for tag in ("key", "name")}
+
+
+def _plist_check(text: str, pm: re.Match[str], ks: int, kw: str) -> tuple[str, int, int] | None:
+    """<key>APIKey</key> <string>value</string> (a property list), <name>password</name>
+    <value>x</value>: the key in one element, its value in the next."""
+    km = _KEY_OPEN_RE[pm.group("tag")].search(text, max(0, ks - 120), ks)
+    if km is None:
+        return None
+    s, e = pm.span("v")
+    while text[e - 1] in " \t":
+        e -= 1
+    return _markup_value(text, km.group("pre"), kw, s, e)
+
+
+# --- checks of the structures found by context -----------------------------------------------
+
+def _b64_pem_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    """LS0tLS1CRUdJTi...: base64 of "-----BEGIN ...", a private key's only (not a certificate's)."""
+    try:
+        head = base64.b64decode(text[s:s + 64])
+    except (binascii.Error, ValueError):
+        return None
+    return "private-key" if b"PRIVATE KEY" in head else None
+
+
+def _doppler_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    body = text[s:e].rsplit(".", 1)[1]
+    return "doppler-token" if _token_ok(body, min_distinct=8) else None
+
+
+_HEROKU_OUT_RE = re.compile(
+    r"(?:\r?\n|\\{1,15}r?\\{0,15}n)[ \t]*"
+    r"(?P<t>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|HRKU-[A-Za-z0-9_-]{20,})(?![\w-])",
+    _FLAGS)
+
+
+def _heroku_token_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str, int, int] | None:
+    """`heroku auth:token` and the token it prints (within the next few lines)."""
+    line = max(text.rfind("\n", 0, m.start()), text.rfind("\\n", 0, m.start()), m.start() - 80)
+    if text[max(0, line):m.start()].lower().find("heroku") < 0:
+        return None
+    om = _HEROKU_OUT_RE.search(text, m.end(), min(len(text), m.end() + 600))
+    if om is None or text.count("n", m.end(), om.start("t")) > 40:
+        return None
+    between = text[m.end():om.start("t")]
+    if between.count("\n") + between.count("\\n") > 4:
+        return None
+    return ("heroku-api-key", *om.span("t"))
+
+
+_AZ_VALUE_RE = re.compile(
+    r"\\{0,15}[\"']?(?i:value)\\{0,15}[\"']?[ \t]*:[ \t]*\\{0,15}[\"']?(?P<v>[A-Za-z0-9+/]{86}==)(?![A-Za-z0-9+/=])",
+    _FLAGS)
+
+
+def _az_keys_json_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str, int, int] | None:
+    """`az storage account keys list`: {"keyName": "key1", "permissions": "FULL", "value": "<key>"}."""
+    end = text.find("}", m.end(), m.end() + 400)
+    vm = _AZ_VALUE_RE.search(text, m.end(), end if end >= 0 else min(len(text), m.end() + 400))
+    return ("azure-storage-key", *vm.span("v")) if vm is not None else None
+
+
+_AZ_BARE_RE = re.compile(r"(?:\r?\n|\\{1,15}r?\\{0,15}n)(?P<v>[A-Za-z0-9+/]{86}==)(?![A-Za-z0-9+/=])", _FLAGS)
+
+
+def _az_keys_tsv_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> list[tuple[str, int, int]] | None:
+    """`az storage account keys list ... -o tsv`: the keys printed on the lines that follow."""
+    line = max(text.rfind("\n", 0, m.start()), text.rfind("\\n", 0, m.start()), m.start() - 200)
+    if text.find("storage", max(0, line), m.start()) < 0:
+        return None
+    out = []
+    i = text.find("\n", m.end(), m.end() + 600)
+    j = text.find("\\n", m.end(), m.end() + 600)
+    pos = min(x for x in (i, j, m.end() + 600) if x >= 0)
+    for _ in range(4):
+        vm = _AZ_BARE_RE.match(text, pos)
+        if vm is None:
+            break
+        out.append(("azure-storage-key", *vm.span("v")))
+        pos = vm.end()
+    return out or None
+
+
+def _secret_string_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    v = text[s:e]
+    if v.startswith(("file://", "fileb://")) or len(v) < 4 or _is_placeholder(v, strict_words=True):
+        return None
+    return "secret"
+
+
+_DSN_USER_RE = re.compile(r"(?:^|(?<=[\s\"'`=(,]))[^\s:@/\"'`=(,]{1,64}:(?P<p>[^\s\"'`]{1,128})\Z", _FLAGS)
+
+
+def _go_dsn_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str, int, int] | None:
+    """Go's MySQL DSN: user:password@tcp(host:3306)/db (no scheme; the password may hold '@')."""
+    um = _DSN_USER_RE.search(text, max(0, m.start() - 200), m.start() - 1)  # before the @
+    if um is None:
+        return None
+    v = um.group("p")
+    if _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+        return None
+    return ("url-password", *um.span("p"))
+
+
+_PGPASS_LINE_RE = re.compile(
+    r"(?:^|(?<=[\s\"'`])|(?<=\\[nrt]))(?:\*|[A-Za-z0-9][A-Za-z0-9.-]{0,252}):(?:\d{1,5}|\*):"
+    r"(?:\*|[A-Za-z_][\w.-]{0,62}):(?:\*|[A-Za-z_][\w.@-]{0,62}):(?P<s>[^\s:\"'`\\]{4,256})(?=[\s\"'`\\]|\Z)",
+    _FLAGS | re.MULTILINE)
+
+
+def _pgpass_file_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> list[tuple[str, int, int]] | None:
+    """The lines of a .pgpass named on the line before them (or on their own: echo "..." >> ~/.pgpass),
+    whatever their port."""
+    line = max(text.rfind("\n", 0, m.start()), text.rfind("\\n", 0, m.start()), m.start() - 300, 0)
+    out = []
+    for lm in _PGPASS_LINE_RE.finditer(text, line, min(len(text), m.end() + 4000)):
+        v = lm.group("s")
+        if not (_is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS):
+            out.append(("password", *lm.span("s")))
+        if len(out) >= 64:
+            break
+    return [x for x in out if x[1] >= m.end() or x[2] <= m.start()] or None
+
+
+_SUDO_ECHO_RE = re.compile(r"\becho[ \t]+(?:-n[ \t]+)?(?P<q>['\"]?)(?P<s>[^\s'\"|]{4,256})(?P=q)[ \t]*\|[ \t]*\Z",
+                           _FLAGS)
+
+
+def _sudo_stdin_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str, int, int] | None:
+    """echo 'x' | sudo -S ...: the password piped to sudo."""
+    em = _SUDO_ECHO_RE.search(text, max(0, m.start() - 300), m.start())
+    if em is None or _is_placeholder(em.group("s")) or (em.group("s").isalpha() and len(em.group("s")) < 12):
+        return None  # (echo 'hello' | sudo -S true: a word, not a password)
+    return ("password", *em.span("s"))
+
+
+_EXPECT_RE = re.compile(r"expect[ \t]+[^\r\n]{0,60}?(?i:assword|passphrase)[^\r\n]{0,60}?(?:\r?\n|\\{1,15}n)[ \t]*\Z",
+                        _FLAGS)
+
+
+def _expect_send_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    """expect "password:" / send "x\\r": the answer to a password prompt."""
+    if _EXPECT_RE.search(text, max(0, m.start() - 200), m.start()) is None:
+        return None
+    v = text[s:e]
+    return None if _is_placeholder(v) or v.startswith("$") else "password"
+
+
+def _line_has(text: str, at: int, words: tuple[str, ...]) -> bool:
+    """One of ``words`` stands earlier on the line that holds ``at``."""
+    line = max(text.rfind("\n", 0, at), text.rfind("\\n", 0, at), at - 300, 0)
+    low = text[line:at].lower()
+    return any(w in low for w in words)
+
+
+def _word_cmd_check(cls: str, commands: tuple[str, ...]) -> _Check:
+    """A password given to a command's subcommand (``rabbitmqctl add_user u x``, ``redis-cli AUTH x``,
+    ``smbclient -U user%x``): only after one of ``commands`` on the same line."""
+    def check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+        v = text[s:e]
+        if len(v) < 4 or _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS or not _line_has(text, m.start(), commands):
+            return None
+        return cls
+    return check
+
+
+_SSM_VALUE_RE = re.compile(
+    r"[^{}]{0,400}?(?:\\{0,15}[\"']Value\\{0,15}[\"'][ \t]*:[ \t]*\\{0,15}[\"']|--value[ \t=]+['\"]?)"
+    r"(?P<s>[^\s'\"\\]{1,1024})", _FLAGS)
+_SSM_NAME_RE = re.compile(r"(?:Name\\{0,15}[\"'][ \t]*:[ \t]*\\{0,15}[\"']|--name[ \t=]+['\"]?)(?P<n>[^\s'\"\\]{1,256})",
+                          _FLAGS)
+
+
+def _ssm_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str, int, int] | None:
+    """An SSM SecureString parameter's value (get-parameter's JSON or put-parameter's --value), named
+    after the parameter's name when that names a secret."""
+    lo = max(text.rfind("{", max(0, m.start() - 400), m.start()), m.start() - 400, 0)
+    hi = text.find("}", m.end(), m.end() + 400)
+    hi = hi if hi >= 0 else min(len(text), m.end() + 400)
+    vm = _SSM_VALUE_RE.search(text, lo, hi)
+    if vm is None:
+        return None
+    v = vm.group("s")
+    if _is_placeholder(v) or v.startswith(("file://", "fileb://")):
+        return None
+    nm = _SSM_NAME_RE.search(text, lo, hi)
+    kind = "secret"
+    if nm is not None:
+        name = nm.group("n").rstrip("/").rsplit("/", 1)[-1]
+        km = _NAME_KIND_RE.search(name)
+        if km is not None:
+            kind = _key_kind(name[:km.start()], km.group(0), name[km.start() - 1:km.start()]) or "secret"
+    return (kind, *vm.span("s"))
+
+
+_NAME_KIND_RE = re.compile(r"(?i:pass(?:word|wd)?|pwd|secret|token|key)\Z", _FLAGS)
+
+
+def _conf_value_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    """A config directive's value (requirepass x): not a path (grep requirepass /etc/redis/redis.conf)."""
+    v = text[s:e]
+    if len(v) < 4 or _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS or v[0] in "/~." or v.endswith(".conf"):
+        return None
+    return "password"
+
+
+_TF_DEFAULT_RE = re.compile(r"[ \t]*\{[^{}]{0,600}?\bdefault[ \t]*=[ \t]*\\{0,15}\"(?P<s>[^\"\\\r\n]{1,1024})\\{0,15}\"", _FLAGS)
+
+
+def _tf_variable_check(text: str, prefix: str, kw: str, qend: int, ks: int) -> tuple[str, int, int] | None:
+    """variable "db_password" { default = "x" }: a Terraform variable whose name names a secret, and
+    its default value."""
+    kind = _key_kind(prefix, kw, prefix[-1:])
+    dm = _TF_DEFAULT_RE.match(text, qend)
+    if kind is None or dm is None:
+        return None
+    v = dm.group("s")
+    if not _value_ok(kind, prefix + kw, v, quoted=True, text=text, vend=dm.end("s"), sep="="):
+        return None
+    return (_vendor_kind(prefix + kw, kind, v, text, ks), *dm.span("s"))
+
+
+_TWILIO_PAIR_RE = re.compile(r"[^\r\n]{0,40}?(?<![0-9A-Za-z])(?P<t>[0-9a-f]{32})(?![0-9A-Za-z])", _FLAGS)
+
+
+def _twilio_pair_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str, int, int] | None:
+    tm = _TWILIO_PAIR_RE.match(text, e)
+    if tm is None or len(set(tm.group("t"))) < 8:
+        return None
+    return ("twilio-auth-token", *tm.span("t"))
+
+
+_PRINTED_RE = re.compile(
+    r"(?P<cmd>[^\r\n\\]{0,200}?)(?:\r?\n|\\{1,15}r?\\{0,15}n)[ \t]*(?P<v>[^\s\"'`\\]{8,4096})(?=[\s\"'`\\]|\Z)",
+    _FLAGS)
+_PRINTED_NAME_RE = re.compile(r"[A-Za-z0-9_.-]*(?i:pass(?:word|wd)?|pwd|secret|token|key|credentials?)\b", _FLAGS)
+
+
+def _printed_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str, int, int] | None:
+    """A command that prints one named secret (``heroku config:get API_KEY``, ``printenv GITHUB_TOKEN``, ``doppler secrets get X --plain``, ``vault kv get
+    -field=password``, ``gcloud secrets versions access``), and the value it printed on the next line."""
+    pm = _PRINTED_RE.match(text, m.end())
+    if pm is None:
+        return None
+    cmd, v = pm.group("cmd"), pm.group("v")
+    if ">" in cmd or "|" in cmd or v[0] in "$#>[(" or _is_placeholder(v) or _categories(v) < 2 or \
+            v.endswith(":") or (_WORDS_RE.match(v) and not any(c.isdigit() for c in v)):
+        return None  # written elsewhere; a prompt, an error, words
+    nm = None
+    for nm in _PRINTED_NAME_RE.finditer(cmd):
+        pass
+    gcloud = text[m.start()] == "v"
+    if nm is None and not gcloud:
+        return None
+    kind = "secret"
+    if nm is not None:
+        name = nm.group(0)
+        km = _NAME_KIND_RE.search(name)
+        if km is not None:
+            kind = _key_kind(name[:km.start()], km.group(0), name[km.start() - 1:km.start()]) or "secret"
+        kind = _vendor_kind(name, kind, v, text, m.start())
+    return (kind, *pm.span("v"))
+
+
+def _htpasswd_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> tuple[str, int, int] | None:
+    """htpasswd -b[c] FILE USER PASSWORD; with -n there is no file: htpasswd -nb USER PASSWORD."""
+    name = p + ("a2" if "n" in m.group(p + "f") else "a3")
+    a, b = m.span(name)
+    if a < 0:
+        return None
+    if text[a] in "'\"":
+        a, b = a + 1, b - 1
+    v = text[a:b]
+    if len(v) < 4 or _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+        return None
+    return ("password", a, b)
+
+
+_PGHOST_RE = re.compile(r"(?:^|(?<=[\s\"'`>])|(?<=\\[nrt]))(?:\*|[A-Za-z0-9][A-Za-z0-9.-]{0,252})\Z",
+                        _FLAGS | re.MULTILINE)
+
+
+def _pgpass_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    """A .pgpass line (host:port:database:user:password) on a line of its own or in quotes."""
+    if _PGHOST_RE.search(text, max(0, m.start() - 260), m.start()) is None:
+        return None
+    v = text[s:e]
+    if len(v) < 4 or _is_placeholder(v) or v.lower() in _PLACEHOLDER_WORDS:
+        return None
+    return "password"
+
+
+_K8S_KIND_RE = re.compile(r"kind\\{0,15}[\"']?[ \t]*:[ \t]*\\{0,15}[\"']?Secret\b", _FLAGS)
+_K8S_LINE_END_RE = re.compile(r"(?:\r?\n|\\{1,15}n)\Z", _FLAGS)
+_K8S_NL_RE = re.compile(r"[ \t]*(?:#[^\r\n\\]*)?(\r?\n|(?:\\{1,15}r)?\\{1,15}n)", _FLAGS)
+_K8S_ENTRY_RE = re.compile(r"([ \t]+)(\\{0,15}[\"']?)[A-Za-z0-9._-]{1,253}\2:(?:[ \t]+|\Z)", _FLAGS)
+_K8S_B64_RE = re.compile(r"[A-Za-z0-9+/]{4,}={0,2}\Z", _FLAGS)
+_K8S_JSON_RE = re.compile(
+    r"(?:[ \t\r\n]|\\{1,15}[nrt])*(\\{0,15}\")[A-Za-z0-9._-]{1,253}\1[ \t]*:[ \t]*\1([^\"\\]{0,65536})\1[ \t]*(,?)",
+    _FLAGS)
+_K8S_NEAR = 6000
+_K8S_ENTRIES = 256
+_K8S_BLOCK = {"|", "|-", "|+", ">", ">-", ">+"}
+
+
+def _k8s_value(text: str, a: int, b: int, plain: bool) -> tuple[int, int] | None:
+    """The span of one Secret value without its quotes; None for a placeholder (or, under
+    ``data``, a value that is not base64)."""
+    v = text[a:b]
+    for q in ('\\"', '"', "'"):
+        if len(v) >= 2 * len(q) and v.startswith(q) and v.endswith(q):
+            a, b = a + len(q), b - len(q)
+            v = text[a:b]
+            break
+    if not v or _is_placeholder(v, strict_words=True) or (not plain and _K8S_B64_RE.match(v) is None):
+        return None
+    return a, b
+
+
+def _k8s_yaml(text: str, pos: int, plain: bool) -> list[tuple[int, int]]:
+    nm = _K8S_NL_RE.match(text, pos)
+    if nm is None:
+        return []
+    nl = nm.group(1)
+    n = len(text)
+    i = nm.end()
+    out: list[tuple[int, int]] = []
+    indent = -1
+    while i < n and len(out) < _K8S_ENTRIES:
+        j = text.find(nl, i)
+        end = j if j >= 0 else n
+        if text[i:end].lstrip(" \t").startswith("#") and j >= 0:  # a comment line
+            i = end + len(nl)
+            continue
+        lm = _K8S_ENTRY_RE.match(text, i, end)
+        if lm is None or (indent >= 0 and len(lm.group(1)) != indent):
+            break
+        indent = len(lm.group(1))
+        a = lm.end()
+        b = end
+        c = text.find(" #", a, b)
+        if c >= 0:
+            b = c  # key: value  # a comment
+        while b > a and text[b - 1] in " \t":
+            b -= 1
+        if text[a:b] in _K8S_BLOCK:  # a block scalar: the more indented lines that follow
+            first = last = -1
+            k = end + len(nl) if j >= 0 else n
+            while k < n:
+                j2 = text.find(nl, k)
+                e2 = j2 if j2 >= 0 else n
+                ind = len(text[k:e2]) - len(text[k:e2].lstrip(" \t"))
+                if text[k:e2].strip(" \t") and ind <= indent:
+                    break
+                if text[k:e2].strip(" \t"):
+                    if first < 0:
+                        first = k + ind
+                    last = e2
+                end, k = e2, (e2 + len(nl) if j2 >= 0 else n)
+                if j2 < 0:
+                    break
+            if first >= 0:
+                out.append((first, last))
+            j = end if end < n else -1
+        else:
+            span = _k8s_value(text, a, b, plain)
+            if span is not None:
+                out.append(span)
+        if j < 0:
+            break
+        i = end + len(nl)
+    return out
+
+
+def _k8s_json(text: str, pos: int, plain: bool) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    while len(out) < _K8S_ENTRIES:
+        jm = _K8S_JSON_RE.match(text, pos)
+        if jm is None:
+            break
+        span = _k8s_value(text, *jm.span(2), plain)
+        if span is not None:
+            out.append(span)
+        if not jm.group(3):
+            break
+        pos = jm.end()
+    return out
+
+
+_K8S_KIND_BEFORE_RE = re.compile(r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))kind\\{0,15}[\"']?[ \t]*:[ \t]*\\{0,15}[\"']?\Z", _FLAGS)
+# after the "ata" of data / stringData (found with str.find): the key's end and what opens its value
+_K8S_DATA_TAIL_RE = re.compile(
+    r"(?:\\{0,15}[\"'])?[ \t]*:[ \t]*(?:(?P<o>\{)|(?=(?:#[^\r\n]*)?(?:\r?\n|\\{1,15}r?\\{0,15}n)))", _FLAGS)
+_K8S_DATA_BEFORE_RE = re.compile(r"(?:(?<![A-Za-z0-9])|(?<=\\[nrt]))(?P<plain>string)?\Z", _FLAGS)
+
+
+def _k8s_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> list[tuple[str, int, int]] | None:
+    """At ``kind: Secret``: the values under ``data:`` (base64) and ``stringData:`` of that Secret,
+    YAML or JSON, before or after its kind, as `kubectl get secret -o yaml|json` prints them or a
+    manifest holds them."""
+    if _K8S_KIND_BEFORE_RE.search(text, max(0, m.start() - 40), m.start()) is None:
+        return None
+    lo, hi = max(0, m.start() - _K8S_NEAR), min(len(text), m.start() + _K8S_NEAR)
+    i = text.rfind("---", lo, m.start())  # the document: between YAML's --- separators (at a line start)
+    while i >= 0 and _K8S_LINE_END_RE.search(text, max(0, i - 17), i) is None:
+        i = text.rfind("---", lo, i)
+    if i >= 0:
+        lo = i + 3
+    i = text.find("---", m.start(), hi)
+    while i >= 0 and _K8S_LINE_END_RE.search(text, max(0, i - 17), i) is None:
+        i = text.find("---", i + 3, hi)
+    if i >= 0:
+        hi = i
+    spans: list[tuple[int, int]] = []
+    i = text.find("ata", lo, hi)
+    while i >= 0:
+        if text[i - 1:i] in ("d", "D"):
+            bm = _K8S_DATA_BEFORE_RE.search(text, max(0, i - 7), i - 1)
+            tm = _K8S_DATA_TAIL_RE.match(text, i + 3) if bm is not None else None
+            if tm is not None:
+                plain = bm.group("plain") is not None
+                spans += (_k8s_json if tm.group("o") is not None else _k8s_yaml)(text, tm.end(), plain)
+        i = text.find("ata", i + 3, hi)
+    return [("kubernetes-secret", a, b) for a, b in sorted(spans)] or None
+
+
+def _k8s_output_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    """kubectl get secret NAME -o jsonpath='{.data.password}' [| base64 -d], and the value it printed
+    on the next line."""
+    rest = m.group(p + "rest")
+    if ">" in rest or text.find("jsonpath", m.start(), m.start(p + "rest")) < 0:
+        return None  # written to a file, not printed
+    v = text[s:e]
+    if v[0] in "$#>" or v.endswith(":") or (v.isalpha() and v.islower()) or _is_placeholder(v):
+        return None  # a prompt, an error, a word
+    return "kubernetes-secret"
 
 
 def _build_detectors() -> list[_Det]:
@@ -1211,6 +1880,9 @@ def _build_detectors() -> list[_Det]:
         r"rivate-Lines:[ \t]*\d+(?:(?:\r?\n|(?:\\r)?\\n|(?:\\\\r)?\\\\n)[A-Za-z0-9+/=]{4,}+)++",
         ("private-lines",), lb=None))
     add(_tok("age-secret-key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", strip=15, cats=1))
+    # a PEM private key encoded in base64 once more: kubeconfig client-key-data, a Secret's tls.key
+    add(_Det("private-key", "L", r"S0tLS1CRUdJTi[A-Za-z0-9+/]{20,}+={0,2}", (), run=True, lb=_LBR,
+             check=_b64_pem_check))
 
     # ---- cloud ----
     add(_Det("aws-access-key-id", "A", r"(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16}[A-Za-z0-9]*",
@@ -1221,12 +1893,15 @@ def _build_detectors() -> list[_Det]:
     add(_Det("url-signature", "sS",
              r"(?i:ignature)=(?P<@@s>[0-9a-fA-F]{64,})",
              ("signature=",), secret=("s",), check=_url_sig_check, lb=None))
+    add(_Det("azure-storage-key", "kK", r"eyName\\{0,15}[\"']?[ \t]*[:=][ \t]*\\{0,15}[\"']?key[12]",
+             ("keyname",), check=_az_keys_json_check, lb=_LB))
+    add(_Det("azure-storage-key", "k", r"eys[ \t]+list\b", ("keys list",), check=_az_keys_tsv_check, lb=_LB))
     add(_tok("gcp-api-key", r"AIza[0-9A-Za-z_-]{35}[0-9A-Za-z_-]*", strip=4))
     add(_tok("gcp-oauth-token", r"ya29\.[0-9A-Za-z_-]{20,}", strip=5))
     add(_tok("gcp-refresh-token", r"1//0[0-9A-Za-z_-]{30,}", anchors=("1//0",), strip=4))
     add(_tok("gcp-client-secret", r"GOCSPX-[0-9A-Za-z_-]{24,}", strip=7))
     add(_Det("azure-sas-signature", "s",
-             r"ig=(?P<@@s>(?:[A-Za-z0-9+/=]|%[0-9A-Fa-f]{2}){30,}+)",
+             r"ig=(?P<@@s>(?:[A-Za-z0-9+/=_-]|%[0-9A-Fa-f]{2}){30,}+)",
              ("sig=",), secret=("s",),
              check=_simple_value_check("azure-sas-signature", 30, 2),
              lb=r"(?:(?<=[?&;\s\"'`]s)|(?<=%26s)|(?<=\\u0026s)|(?<=&amp;s))"))
@@ -1271,8 +1946,13 @@ def _build_detectors() -> list[_Det]:
              r"ttps?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}",
              ("http",), check=_webhook_check("discord-webhook")))
     add(_Det("teams-webhook", "h",
-             r"ttps?://(?:[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2"
-             r"|outlook\.office(?:365)?\.com/webhook)/[A-Za-z0-9@/_.~-]{20,}",
+             r"ttps?:(?:\\?/){2}(?:[A-Za-z0-9-]+\.webhook\.office\.com(?:\\?/)webhookb2"
+             r"|outlook\.office(?:365)?\.com(?:\\?/)webhook)(?:\\?/)(?:[A-Za-z0-9@_.~-]|\\?/){20,}",
+             ("http",), check=_webhook_check("teams-webhook")))
+    add(_Det("teams-webhook", "h",
+             r"ttps?:(?:\\?/){2}[A-Za-z0-9.-]{1,80}\.(?:logic\.azure\.com|api\.powerplatform\.com)(?::\d+)?"
+             r"(?:\\?/)(?:[^\s\"'`<>?\\/]{1,80}(?:\\?/)){0,6}?workflows(?:\\?/)[^\s\"'`<>\\]{0,400}?"
+             r"(?:[?&]|\\u0026|%26)sig=[A-Za-z0-9%_-]{20,}",
              ("http",), check=_webhook_check("teams-webhook")))
     add(_Det("discord-bot-token", "MNO",
              r"[A-Za-z0-9_-]{22,26}\.[A-Za-z0-9_-]{5,7}\.[A-Za-z0-9_-]{27,40}",
@@ -1295,6 +1975,10 @@ def _build_detectors() -> list[_Det]:
     add(_tok("vault-token", r"hv[sbr]\.[A-Za-z0-9_-]{24,}", strip=4))
     add(_tok("atlassian-api-token", r"ATATT3[A-Za-z0-9_-]{10}[A-Za-z0-9_=-]{90,}", strip=6))
     add(_tok("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", strip=4, cats=1))
+    add(_tok("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,44}",
+             check=_doppler_check))
+    add(_tok("heroku-api-key", r"HRKU-AA[0-9A-Za-z_-]{58,64}", strip=7))
+    add(_Det("heroku-api-key", "a", r"uth:token\b", ("auth:token",), check=_heroku_token_check, lb=_LB))
     add(_tok("sentry-token", r"sntrys_[A-Za-z0-9]{9}[A-Za-z0-9+/=_]{31,}", strip=7))
     add(_tok("sentry-token", r"sntryu_[a-f0-9]{64}", strip=7, cats=1))
     add(_tok("grafana-token", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}", strip=5))
@@ -1302,17 +1986,32 @@ def _build_detectors() -> list[_Det]:
     add(_tok("new-relic-key", r"NRAK-[A-Z0-9]{27}", strip=5))
     add(_tok("supabase-token", r"sbp_[a-f0-9]{40}", strip=4, cats=1))
 
+    # ---- Kubernetes Secrets: the values of data / stringData; `kubectl get secret -o jsonpath` output ----
+    # the Secret's kind names it: `kind: Secret` (before or after its data)
+    add(_Det("kubernetes-secret", "S", r"ecret\b", ("secret",), check=_k8s_check, lb=None))
+    # kubectl get secret NAME -o jsonpath='{.data.x}': found at the "secret" of the command
+    add(_Det("kubernetes-secret", "s",
+             r"ecret[ /][^\r\n\\]{0,200}?\{\.data[.\[][^}\s]{1,253}\}(?P<@@rest>[^\r\n\\]{0,200}?)"
+             r"(?:\r?\n|\\{1,15}r?\\{0,15}n)(?P<@@s>[^\s\"'`\\]{4,4096})(?=[\s\"'`\\]|\Z)",
+             ("secret",), secret=("s",), check=_k8s_output_check, lb=r"(?<=get s)"))
+    # .pgpass lines: host:port:database:user:password (PostgreSQL's and PgBouncer's ports, or any)
+    add(_Det("password", ":",
+             r"(?:5432|6432|\*):(?:\*|[A-Za-z_][\w.-]{0,62}):(?:\*|[A-Za-z_][\w.@-]{0,62}):"
+             r"(?P<@@s>[^\s:\"'`\\]{1,256})(?=[\s\"'`\\]|\Z)",
+             (":5432:", ":6432:", ":*:"), secret=("s",), check=_pgpass_check, lb=None))
+
     # ---- JWT (header >= 17 chars: the shortest real one, {"alg":"none"}, is 19) ----
     add(_Det("jwt", "e",
              r"yJ[A-Za-z0-9_-]{14,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+){0,2}",
-             (), check=_jwt_check, run=True, lb=_LBR))
+             (), pre=("eyJ", 0, 0), check=_jwt_check, lb=_LB))
 
     # ---- URL credentials ----
     add(_Det("url-password", ":",
              r"(?:\\?/){2}(?P<@@user>[^\s:/@\"'`<>\\]{0,128}):"
-             r"(?P<@@s>[^\s/@?#\"'`<>\\][^\s/?#\"'`<>\\]{0,256}?)@(?=[A-Za-z0-9\[_-])",
+             r"(?P<@@s>[^\s/@?#\"'`<>\\][^\s/?#\"'`<>\\]{0,256})@(?=[A-Za-z0-9\[_-])",
              (":/", ":\\/"), secret=("s",), check=_url_pw_check, lb=None,
              contextual=True))
+    add(_Det("url-password", "t", r"cp\(", ("tcp(",), check=_go_dsn_check, lb=r"(?<=@t)", contextual=True))
     add(_Det("url-password", "%",
              r"3[Aa]%2[Ff]%2[Ff]"
              r"(?P<@@user>(?:[^\s&\"'%]|%(?!3[Aa]|40|2[Ff])[0-9A-Fa-f]{2}){0,128}+)%3[Aa]"
@@ -1322,8 +2021,8 @@ def _build_detectors() -> list[_Det]:
     # ---- HTTP auth / cookies ----
     auth_tail = (
         rf"(?:{_Q})?[ \t]*[:=][ \t]*(?:{_Q})?[ \t]*"
-        r"(?:(?P<@@scheme>(?i:bearer|basic|token|bot|digest|apikey|api-key|sso-key|hmac|jwt"
-        r"|negotiate|ntlm|key|aws4-hmac-sha256|goog4-rsa-sha256))[ \t]+)?"
+        # any scheme: Bearer, Basic, Token, Splunk, SSWS (Okta), GenieKey, AWS4-HMAC-SHA256 ...
+        r"(?:(?P<@@scheme>[A-Za-z][A-Za-z0-9_.-]{1,24})[ \t]+)?"
         r"(?P<@@s>[^\s\"'`\\,;()\[\]{}<>]{8,}+)(?![(\[])"
     )
     for ch in "aA":
@@ -1353,28 +2052,92 @@ def _build_detectors() -> list[_Det]:
     # anchored at the flag; the check looks back on the same line for the command
     mysql = {"mysql": r"mysql(?:dump|admin|import|sh|check)?", "mariadb": r"mariadb(?:-dump)?",
              "sshpass": "sshpass"}
+    logins = {lit: lit + r"[ \t]+login" for lit in ("docker", "podman", "nerdctl", "buildah", "skopeo", "oras")}
+    logins["helm"] = r"helm[ \t]+registry[ \t]+login"
+    logins["mongo"] = r"mongo(?:sh|dump|restore|export|import|stat|top|files)?"
     curl = {"curl": "curl"}
     add(_Det("password", "-", r"p[ \t]*" + cmd_val, ("-p",), secret=("qs", "us"),
-             check=_cmd_flag_check("password", mysql), lb=r"(?<=[ \t]-)", contextual=True))
+             check=_cmd_flag_check("password", {**mysql, **logins}, spaced_ok=("sshpass", *logins)),
+             lb=r"(?<=[ \t]-)", contextual=True))
     add(_Det("password", "-", r"a[ \t]+" + cmd_val, ("-a",), secret=("qs", "us"),
              check=_cmd_flag_check("password", {"redis-cli": "redis-cli"}), lb=r"(?<=[ \t]-)",
              contextual=True))
     add(_Det("password", "-",
-             r"(?:u|-user)(?:[ \t]+|=)['\"]?(?P<@@user>[^\s:'\"\\]{1,128}):(?P<@@s>[^\s'\"\\]{1,256})",
-             ("-u", "--user"), secret=("s",), check=_cmd_flag_check("password", curl),
+             r"(?:u|-user|-proxy-user)(?:[ \t]+|=)['\"]?(?P<@@user>[^\s:'\"\\]{1,128}):(?P<@@s>[^\s'\"\\]{1,256})",
+             ("-u", "--user", "--proxy-user"), secret=("s",), check=_cmd_flag_check("password", curl),
              lb=r"(?<=[ \t]-)", contextual=True))
     add(_Det("cookie", "-", r"(?:b|-cookie)(?:[ \t]+|=)" + cmd_val, ("-b", "--cookie"),
              secret=("qs", "us"), check=_cmd_flag_check("cookie", curl, min_len=8),
              lb=r"(?<=[ \t]-)", contextual=True))
+    # gh secret set NAME --body VALUE
+    add(_Det("secret", "-", r"(?:b|-body)(?:[ \t]+|=)?" + cmd_val, ("-b", "--body"), secret=("qs", "us"),
+             check=_cmd_flag_check("secret", {"gh": r"gh[ \t]+secret[ \t]+set"}, min_len=4, spaced_ok=("gh",)),
+             lb=r"(?<=[ \t]-)", contextual=True))
+    # sqlcmd / bcp -P password
+    add(_Det("password", "-", r"P[ \t]*" + cmd_val, ("-p",), secret=("qs", "us"),
+             check=_cmd_flag_check("password", {"sqlcmd": "sqlcmd", "bcp": "bcp"}, spaced_ok=("sqlcmd", "bcp")),
+             lb=r"(?<=[ \t]-)", contextual=True))
+    # openssl ... -passin pass:x / -passout pass:x
+    add(_Det("password", "-", r"pass(?:in|out)?[ \t]+[\"']?pass:(?P<@@s>[^\s\"'\\]{1,256})", ("-pass",),
+             secret=("s",), check=_simple_value_check("password", 4), lb=r"(?<=[ \t]-)", contextual=True))
+    # aws secretsmanager create-secret --secret-string VALUE
+    add(_Det("secret", "s", r"(?i:ecret-(?:string|binary))(?:[ \t]+|=)" + cmd_val, ("secret",),
+             secret=("qs", "us"), check=_secret_string_check, lb=r"(?<=--s)", contextual=True))
+    # a command that prints one named secret, and what it printed
+    add(_Det("secret", "c", r"onfig:get\b", ("config:get",), check=_printed_check,
+             lb=_LB))
+    add(_Det("secret", "p", r"rintenv\b", ("printenv",), check=_printed_check, lb=_LB))
+    add(_Det("secret", "s", r"ecrets[ \t]+get\b", ("secrets get",), check=_printed_check, lb=_LB))
+    add(_Det("secret", "-", r"field[ \t=]", ("-field",), check=_printed_check, lb=r"(?<=[ \t]-)"))
+    # Twilio: Client("AC<sid>", "<auth token>"): the token right after the account SID
+    add(_Det("twilio-auth-token", "A", r"C[0-9a-f]{32}\b", (), check=_twilio_pair_check, run=True, lb=_LBR))
+    # echo 'x' | sudo -S ...
+    add(_Det("password", "s", r"udo -S\b", ("sudo -s",), check=_sudo_stdin_check, lb=_LB))
+    # expect "password:" / send "x\r"
+    add(_Det("password", "s", r"end \\{0,15}\"(?P<@@s>[^\"\r\n\\]{1,256})\\{1,2}r\\{0,15}\"", ('send "', "send \\"),
+             secret=("s",), check=_expect_send_check, lb=_LB))
+    # smbclient //host/share -U user%password
+    add(_Det("password", "-", r"U[ \t]+['\"]?[^\s%'\"\\]{1,128}%(?P<@@s>[^\s'\"\\]{1,256})", ("-u",), secret=("s",),
+             check=_word_cmd_check("password", ("smbclient", "rpcclient", "smbget", "smbmap")), lb=r"(?<=[ \t]-)",
+             contextual=True))
+    # rabbitmqctl add_user USER PASSWORD / change_password USER PASSWORD
+    add(_Det("password", "a", r"dd_user[ \t]+\S+[ \t]+['\"]?(?P<@@s>[^\s'\"\\]{1,256})", ("add_user",),
+             secret=("s",), check=_word_cmd_check("password", ("rabbitmqctl",)), lb=_LB, contextual=True))
+    add(_Det("password", "c", r"hange_password[ \t]+\S+[ \t]+['\"]?(?P<@@s>[^\s'\"\\]{1,256})", ("change_password",),
+             secret=("s",), check=_word_cmd_check("password", ("rabbitmqctl",)), lb=_LB, contextual=True))
+    # Redis: requirepass / masterauth in redis.conf or CONFIG SET; redis-cli ... AUTH [user] password
+    # (found at the "pass" and "auth" they end with: no anchor of their own)
+    add(_Det("password", "pP", r"(?i:ass)[ \t]+['\"]?(?P<@@s>[^\s'\"\\]{1,256})", ("pass",),
+             secret=("s",), check=_conf_value_check, lb=r"(?<=[rR][eE][qQ][uU][iI][rR][eE][pP])", contextual=True))
+    add(_Det("password", "aA", r"(?i:uth)[ \t]+['\"]?(?P<@@s>[^\s'\"\\]{1,256})", ("auth",),
+             secret=("s",), check=_conf_value_check, lb=r"(?<=[mM][aA][sS][tT][eE][rR][aA])", contextual=True))
+    add(_Det("password", "aA", r"(?i:uth)[ \t]+(?:[A-Za-z0-9_-]{1,64}[ \t]+)?['\"]?(?P<@@s>[^\s'\"\\]{1,256})(?=[\s'\"\\]|\Z)",
+             ("auth",), secret=("s",), check=_word_cmd_check("password", ("redis-cli",)), lb=_LB, contextual=True))
+    # AWS SSM SecureString parameters
+    add(_Det("secret", "sS", r"(?i:ecurestring)\b", ("securestring",), check=_ssm_check, lb=_LB, contextual=True))
+    # the lines of a .pgpass named before them
+    add(_Det("password", "p", r"gpass\b", ("pgpass",), check=_pgpass_file_check, lb=None))
+    # PowerShell: ConvertTo-SecureString "x" -AsPlainText
+    add(_Det("password", "cC",
+             r"(?i:onvertto-securestring)(?:[ \t]+-(?i:string))?[ \t]+(?P<@@q>\\{0,15}['\"])"
+             r"(?P<@@s>[^'\"\r\n\\]{1,256})(?P=@@q)",
+             ("convertto-securestring",), secret=("s",), check=_simple_value_check("password", 4),
+             lb=_LB, contextual=True))
+    # htpasswd -b[c] FILE USER PASSWORD, htpasswd -nb USER PASSWORD
+    add(_Det("password", "h",
+             r"tpasswd[ \t]+-(?P<@@f>[A-Za-z]*b[A-Za-z]*)[ \t]+(?P<@@a1>[^\s'\"]+)[ \t]+"
+             r"(?P<@@a2>'[^'\r\n]*'|\"[^\"\r\n]*\"|[^\s'\"|;&]+)"
+             r"(?:[ \t]+(?P<@@a3>'[^'\r\n]*'|\"[^\"\r\n]*\"|[^\s'\"|;&]+))?",
+             ("htpasswd",), check=_htpasswd_check, lb=_LB, contextual=True))
     add(_Det("password", "iI",
-             r"(?i:dentified)[ \t]+(?i:by)[ \t]+(?:(?i:password)[ \t]+)?"
+             r"(?i:dentified)[ \t]+(?:(?i:with)[ \t]+[\w'\"]{1,64}[ \t]+)?(?i:by)[ \t]+(?:(?i:password)[ \t]+)?"
              r"(?P<@@q>['\"])(?P<@@s>[^'\"\r\n]{1,256})(?P=@@q)",
              ("identified",), secret=("s",), check=_sql_identified_check, contextual=True))
     # SQL: WITH PASSWORD 'x'; .netrc: machine h login u password x
     add(_Det("password", "pP",
              r"(?i:assword)[ \t]+(?:(?P<@@q>')(?P<@@s>[^'\r\n]{4,256})(?P=@@q)"
-             r"|(?P<@@n>[^\s\"'`\\]{4,256}))",
-             ("password",), secret=("s", "n"), check=_sql_netrc_check, contextual=True))
+             r"|(?P<@@n>[^\s\"'`\\]{4,256})|\\{0,15}\"(?P<@@d>[^\"\r\n\\]{4,256})\\{0,15}\")",
+             ("password",), secret=("s", "n", "d"), check=_sql_netrc_check, contextual=True))
 
     # ---- generic key/value assignments (last: most specific wins first) ----
     d.extend(_keyword_dets())
@@ -1424,7 +2187,8 @@ CLASSES: tuple[str, ...] = tuple(sorted(
     | {"anthropic-api-key", "openrouter-api-key", "basic-auth", "authorization", "password",
        "secret", "token", "api-key", "client-secret", "private-key", "session-id", "cookie",
        "aws-secret-access-key", "aws-session-token", "azure-storage-key",
-       "azure-shared-access-key"}
+       "azure-shared-access-key", "datadog-api-key", "datadog-app-key", "twilio-auth-token",
+       "cloudflare-api-key", "algolia-api-key"}
 ))
 PERSONAL_CLASSES: tuple[str, ...] = ("card-number", "email", "iban", "phone-number")
 
@@ -1516,7 +2280,7 @@ class _Compiled:
             xrx = re.compile("|".join(xparts))
             self.xrx = (xrx, {xrx.groupindex[n]: c for n, c in xnames.items()})
         anchors: set[str] = set()
-        pres: list[tuple[re.Pattern[str], int, int]] = []
+        pres: list[tuple[re.Pattern[str] | str, int, int]] = []
         self.run = False
         for det in dets:
             anchors.update(det.anchors)
@@ -1578,6 +2342,12 @@ class _Compiled:
                     break
                 i = runs.find(_RUN_MIN, e)
         for rx, lo, hi in self.pres:
+            if isinstance(rx, str):  # a literal: str.find is the fastest scan there is
+                b = text.find(rx)
+                while b >= 0:
+                    found.extend(range(max(0, b - hi), b - lo + 1))
+                    b = text.find(rx, b + 1)
+                continue
             for m in rx.finditer(text):
                 b = m.start()
                 found.extend(range(max(0, b - hi), b - lo + 1))
@@ -1633,7 +2403,7 @@ class Redactor:
     # -- internals --------------------------------------------------------
 
     def _match_at(self, text: str, p: int, *, refine: bool = True
-                  ) -> tuple[_Det, tuple[str, int, int]] | None:
+                  ) -> tuple[_Det, tuple[str, int, int] | list[tuple[str, int, int]]] | None:
         """The first detector that matches at ``p`` *and* passes its checks.
 
         The combined regex reports the first alternative that matches; when
@@ -1658,7 +2428,7 @@ class Redactor:
         return None
 
     def _finish(self, m: re.Match[str], text: str, det: _Det, pfx: str, *, refine: bool = True
-                ) -> tuple[str, int, int] | None:
+                ) -> tuple[str, int, int] | list[tuple[str, int, int]] | None:
         cls = det.cls
         if det.secret:
             for name in det.secret:
@@ -1678,6 +2448,9 @@ class Redactor:
             r = det.check(text, s, e, m, pfx)
             if r is None:
                 return None
+            if isinstance(r, list):
+                many = [g for g in (self._guard(c, text, s2, e2) for c, s2, e2 in r) if g is not None]
+                return many or None
             if isinstance(r, tuple):
                 cls, s, e = r
             else:
@@ -1708,7 +2481,14 @@ class Redactor:
                 found = match_at(text, p, refine=refine)
                 if found is None:
                     continue
-                cls, s, e = found[1]
+                r = found[1]
+                if isinstance(r, list):  # several secrets of one structure (a Secret's data values)
+                    if spans and spans[-1][1] > r[0][1]:  # what a key named inside them, the structure names
+                        spans = [sp for sp in spans if not any(s <= sp[0] and sp[1] <= e for _, s, e in r)]
+                    spans.extend((s, e, cls) for cls, s, e in r)
+                    blocked.extend((s, e) for _, s, e in r)
+                    continue
+                cls, s, e = r
                 spans.append((s, e, cls))
                 blocked.append((s, e))
         if self._c.xrx is not None:
@@ -1756,8 +2536,11 @@ class Redactor:
             found = self._match_at(value, p, refine=False)
             if found is None:
                 continue
-            det, (vcls, s, e) = found
-            if not det.contextual and s == 0 and e == len(value):
+            det, r = found
+            if isinstance(r, list):
+                return cls
+            vcls, s, e = r
+            if not det.contextual and s == 0 and e >= len(value.rstrip(".,")):
                 return vcls
             return cls
         return cls
