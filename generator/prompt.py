@@ -57,18 +57,106 @@ def structure_summary(inference) -> str:
     return report_text(inference.profile, show_values=False).rstrip()
 
 
-def redacted_samples(paths: list[str], n: int = 4, limit: int = 300) -> list[str]:
-    """A few raw records, each shortened and passed through the runtime's secret redaction."""
+SAMPLE_STRING = 120  # characters of one string value shown in a sample
+SAMPLE_KEYS = 12  # keys of one object shown
+SAMPLE_ITEMS = 3  # items of one list shown
+SAMPLE_DEPTH = 4  # nesting shown
+SAMPLE_RECORDS_PER_FILE = 2000  # records read from one file while looking for kinds
+
+
+def redacted_samples(paths: list[str], n: int = 4, limit: int = 400, mapping: dict | None = None) -> list[str]:
+    """A few raw records, one of each kind first, for the prompt: read the way the cleaner reads them
+    (the mapping's container and record path: JSONL, a JSON array, a document's record list, one
+    list per element of an array of conversations, CSV), each redacted whole (so that a key still
+    names its value, ``"password": ...``) and then shortened value by value (long strings, lists and
+    objects cut with a marker), so that every sample shows values, not just a document's head."""
     import json
 
-    from generator.inspect import sample_records
+    records = _records_as_read(paths, mapping, n) if mapping else []
+    if not records:
+        from generator.inspect import sample_records
 
+        records = sample_records(list(paths), n)
     redactor = runtime_module("redact").Redactor()
     out = []
-    for record in sample_records(list(paths), n):
+    for record in records[:n]:
         text = redactor.redact(json.dumps(record, ensure_ascii=False))
+        try:
+            text = json.dumps(_shorten(json.loads(text)), ensure_ascii=False)
+        except ValueError:
+            pass
         out.append(text if len(text) <= limit else text[: limit - 1] + "…")
     return out
+
+
+def _shorten(value, depth: int = 0):
+    if isinstance(value, str):
+        return value if len(value) <= SAMPLE_STRING else value[: SAMPLE_STRING - 1] + "…"
+    if isinstance(value, (list, dict)) and depth >= SAMPLE_DEPTH:
+        return "[…]" if isinstance(value, list) else "{…}"
+    if isinstance(value, list):
+        items = [_shorten(item, depth + 1) for item in value[:SAMPLE_ITEMS]]
+        if len(value) > SAMPLE_ITEMS:
+            items.append(f"… {len(value) - SAMPLE_ITEMS} more")
+        return items
+    if isinstance(value, dict):
+        out = {}
+        for i, (key, item) in enumerate(value.items()):
+            if i == SAMPLE_KEYS:
+                out["…"] = f"{len(value) - SAMPLE_KEYS} more keys"
+                break
+            out[key] = _shorten(item, depth + 1)
+        return out
+    return value
+
+
+def _records_as_read(paths: list[str], mapping: dict, n: int) -> list[dict]:
+    """Up to ``n`` raw records as the rendered cleaner would read them with ``mapping``, one of each
+    kind it tells apart first; [] when the mapping cannot read the samples."""
+    readers = runtime_module("readers")
+    maps = runtime_module("mapping")
+    try:
+        full = maps.with_defaults(mapping)
+        settings = full["input"]
+        records_path = maps.compile_path(settings["records_path"]) if settings.get("records_path") else None
+        children = maps.compile_paths(settings.get("children"))
+        files = []
+        for given in paths:
+            files += readers.discover(given, settings["include"])
+    except Exception:  # noqa: BLE001 - a mapping that cannot read the samples: fall back
+        return []
+    try:
+        converter = runtime_module("convert").Converter(full)
+    except Exception:  # noqa: BLE001 - samples without kinds still help
+        converter = None
+    flatten = runtime_module("trees").flatten_children
+    document_key = settings.get("document_key")
+    limits = readers.Limits(line_bytes=16 << 20, document_bytes=16 << 20)  # prompt stays quick: larger documents fall back
+    first: dict = {}  # kind -> its first record
+    rest: list[dict] = []
+    for item in files[:50]:
+        try:
+            read = 0
+            for entry in readers.read_records(item, settings["container"], records_path, limits, document_key):
+                if isinstance(entry, readers.BadLine):
+                    continue
+                for record in flatten(entry[1], children) if children else (entry[1],):
+                    if document_key and document_key in record:
+                        record = {key: value for key, value in record.items() if key != document_key}
+                    kind = converter.classify(record) if converter is not None else None
+                    key = kind.name if kind is not None else None
+                    if key not in first:
+                        first[key] = record
+                    elif len(rest) < n:
+                        rest.append(record)
+                read += 1
+                if read >= SAMPLE_RECORDS_PER_FILE or (len(first) >= n and len(rest) >= n):
+                    break
+        except Exception:  # noqa: BLE001, S112 - an unreadable file gives no samples; the others still do
+            continue
+        if len(first) >= n and len(rest) >= n:
+            break
+    return (list(first.values()) + rest)[:n]
 
 
 def question_lines(inference) -> list[str]:
@@ -87,6 +175,6 @@ def prompt_from_inference(inference, paths, *, source_profile: str | None = None
         mapping=mapping,
         inspection=structure_summary(inference),
         questions=question_lines(inference),
-        samples=redacted_samples(paths) if include_samples else [],
+        samples=redacted_samples(paths, mapping=mapping) if include_samples else [],
         embedded=embedded,
     )
