@@ -678,8 +678,9 @@ class SessionBuilder:
         self.meta: dict[str, str] = {}
         self.meta_wanted = [(key, paths) for key, paths in converter.meta_paths.items() if paths]  # not found yet
         self.stats = SessionStats()
-        self.seen: Counter = Counter()  # calls, results and texts the mapping read from the raw records
-        self.written: Counter = Counter()  # ... and of those, the ones written
+        # calls, results and texts the mapping read from the raw records, and of those the ones written
+        # (plain ints: they are counted on the hot path)
+        self.calls_seen = self.calls_written = self.results_seen = self.results_written = self.texts = 0
         self.raw_records = 0
         self.unreadable_times = 0
         self.first_time_error: str | None = None
@@ -759,6 +760,15 @@ class SessionBuilder:
                 "(nothing written); split the input, lower privacy.truncate, or raise --max-session-mb"
             )
 
+    @property
+    def seen(self) -> Counter:
+        """Calls, results and texts the mapping read (for the summary's kept: line)."""
+        return Counter({"calls": self.calls_seen, "results": self.results_seen, "texts": self.texts})
+
+    @property
+    def written(self) -> Counter:
+        return Counter({"calls": self.calls_written, "results": self.results_written, "texts": self.texts})
+
     def _unknown(self, policy: str, where: Where, skip_reason: str, failure: str) -> None:
         """The mapping's policy for what it has no rule for: count a skip, or fail the session."""
         if policy != "skip":
@@ -832,8 +842,7 @@ class SessionBuilder:
         if text is None or text == "":
             self.stats.skip(f"{role} record with no content", where)
             return
-        self.seen["texts"] += 1
-        self.written["texts"] += 1
+        self.texts += 1
         record = {"role": role, "content": None}
         self._private_text(record, text, False)
         self._emit(record, ts)
@@ -866,19 +875,19 @@ class SessionBuilder:
             ids.append(call_id)
         if out:
             self._emit({"role": "assistant", "content": None, "tool_calls": out}, ts)
-        self.seen["calls"] += len(calls)
-        self.written["calls"] += len(out)
+        self.calls_seen += len(calls)
+        self.calls_written += len(out)
         return ids
 
     def _emit_result(
         self, link: Any, content: str | None, ok: bool | None, ts: str | None, where: Where, exact: str | None = None,
         name: Any = None,
     ) -> None:
-        self.seen["results"] += 1
+        self.results_seen += 1
         call_id = self._answer(link, where, exact, name)
         if call_id is None:
             return
-        self.written["results"] += 1
+        self.results_written += 1
         text = content or ""
         if ok is False and self.c.error_prefix and not text.startswith(self.c.error_prefix):
             text = self.c.error_prefix + text
@@ -1112,9 +1121,9 @@ class SessionBuilder:
             self._steps(self._entry_steps(self.first_record, self.c.closing, "assistant", None, where), where)
         if self.offload is not None:
             self.offload.settle()
-        if self.seen["calls"] and not self.written["calls"]:
+        if self.calls_seen and not self.calls_written:
             raise SessionFailed(
-                f"session {self.key}: every one of its {self.seen['calls']} tool call(s) was lost "
+                f"session {self.key}: every one of its {self.calls_seen} tool call(s) was lost "
                 f"({', '.join(r for r in self.stats.skipped if 'call' in r) or 'see the skips'}); fix the call "
                 "fields of the mapping (tool_name, call_id, args)")
         if not self.records:
