@@ -29,6 +29,7 @@ from generator.infer.compose import compose
 from generator.infer.crosscheck import (
     prose_in_skipped_kinds,
     repeats_as_skip,
+    streamed_messages,
     streamed_results,
     textless_messages,
     trigger_as_user,
@@ -37,6 +38,7 @@ from generator.infer.embedded import adopt_call_lists
 from generator.infer.links import constant_within_sessions
 from generator.infer.notes import note_flag
 from generator.infer.outcomes import error_text, outcome
+from generator.infer.speakers import split_by_speaker
 from generator.inspect import (
     DEFINITIONS_ONLY,
     LIST,
@@ -226,6 +228,7 @@ class KindPlan:
     joined: dict | None = None  # content composed of the text and what is kept beside it (`join`)
     has_extra: list = field(default_factory=list)
     text_fields: list = field(default_factory=list)
+    speaker: tuple | None = None  # (path, values naming the user): those records are the user's
 
 
 class Inferrer:
@@ -277,8 +280,10 @@ class Inferrer:
         for plan in self.plans:
             self.finish_role(plan)
         adopt_call_lists(self)
+        split_by_speaker(self)
         trigger_as_user(self)
         streamed_results(self)
+        streamed_messages(self)
         repeats_as_skip(self)
         textless_messages(self)
         prose_in_skipped_kinds(self)
@@ -1202,6 +1207,10 @@ class Inferrer:
                             f"records with `{key}` {' / '.join(map(repr, values))} are internal notes: reasoning")
                 match = {**rule.get("match", {}), mapping_path((key,)): values if len(values) > 1 else values[0]}
                 rules.append({**rule, "name": f"{rule['name']}: internal note", "match": match, "role": "reasoning"})
+            if plan.speaker:
+                path, humans = plan.speaker
+                match = {**rule.get("match", {}), dotted_key(path): humans if len(humans) > 1 else humans[0]}
+                rules.append({**rule, "name": f"{rule['name']}: the user's", "match": match, "role": "user"})
             rules.append(rule)
         rules = collapse_skips(rules)
         rules = merge_skips(rules)

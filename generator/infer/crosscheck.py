@@ -154,6 +154,51 @@ def streamed_results(inferrer: Any) -> None:
                 break
 
 
+_ELLIPSIS = ("...", "\u2026")
+
+
+def _record_ids(plan: Any) -> dict[str, str]:
+    """id value -> the text a kept text kind writes for that record (its content field)."""
+    out: dict[str, str] = {}
+    if plan.role not in ("user", "assistant", "reasoning") or plan.emit or not plan.content:
+        return out
+    for rec, text in _texts(plan, plan.content[0]):
+        for key, value in rec.data.items():
+            if isinstance(value, str) and (norm(key) == "id" or norm(key).endswith("_id")):
+                out[value] = text
+    return out
+
+
+def streamed_messages(inferrer: Any) -> None:
+    """A text kind whose every record points (by a field holding a record id) at a message of another
+    kind and whose text is a piece of that message's text (streaming chunks beside the final
+    message) repeats it: skipped, with the reason. A piece may end in an ellipsis (a shortened
+    preview); the rest of it must appear in the message."""
+    for piece in inferrer.plans:
+        if piece.role not in ("user", "assistant", "reasoning") or piece.emit or not piece.content \
+                or _sure(inferrer, f"kinds[{piece.kind.key}].role"):
+            continue
+        for whole in inferrer.plans:
+            messages = _record_ids(whole) if whole is not piece else {}
+            pieces = _texts(piece, piece.content[0])
+            if not messages or not pieces:
+                continue
+            links = [key for key, value in pieces[0][0].data.items()
+                     if isinstance(value, str) and value in messages and "id" in norm(key).split("_")]
+            link = next((key for key in links if all(rec.data.get(key) in messages for rec, _ in pieces)), None)
+            if link is None or not all(
+                    _squash(text.rstrip().removesuffix(_ELLIPSIS[0]).removesuffix(_ELLIPSIS[1])) in
+                    _squash(messages[rec.data[link]]) for rec, text in pieces):
+                continue
+            key = f"kinds[{piece.kind.key}]"
+            piece.role = "skip"
+            inferrer.forget(f"{key}.")
+            inferrer.decide(f"{key}.role", "skip", 0.85,
+                            f"{piece.kind.count} record(s) whose `{link}` names a {whole.kind.key} record and whose "
+                            "text is a piece of that record's text (streamed chunks): a repeat")
+            break
+
+
 def _prose_paths(plan: Any) -> list[tuple]:
     """The paths (two keys deep, not in lists) that hold prose in the kind's records, in record order."""
     found: dict[tuple, int] = {}
@@ -168,7 +213,7 @@ def _prose_paths(plan: Any) -> list[tuple]:
 def trigger_as_user(inferrer: Any) -> None:
     """No kind is the user's: the record that opens every session and holds prose (a run's task,
     a workflow's request) is the user record, as the seed's mapping guidance says."""
-    if any((p.role == "user" and _sure(inferrer, f"kinds[{p.kind.key}].role"))
+    if any((p.role == "user" and _sure(inferrer, f"kinds[{p.kind.key}].role")) or p.speaker
            or any(e.get("role") == "user" for e in p.emit) for p in inferrer.plans):
         return
     sessions = max(1, inferrer.p.session.sessions or 1)

@@ -143,6 +143,29 @@ def _repeats_calls(plan: Any, link: tuple, arguments: dict[str, Any]) -> bool:
     return True
 
 
+def _first_seen(plan: Any) -> tuple:
+    return min((rec.file, rec.pos) for rec in plan.kind.recs)
+
+
+def _repeated_by(plan: Any, lists: list[CallList], holders: list) -> str | None:
+    """The kind whose records already list every call of ``plan`` (same id, same arguments) and
+    come first in the samples: a run's summary event repeating the calls and their results."""
+    own = {}
+    for calls in lists:
+        own.update(_arguments([rec.data for rec in plan.kind.recs], calls))
+    if not own:
+        return None
+    for other, records, other_lists in holders:
+        if other is plan or _first_seen(other) >= _first_seen(plan):
+            continue
+        theirs = {}
+        for calls in other_lists:
+            theirs.update(_arguments(records, calls))
+        if all(key in theirs and theirs[key] == args for key, args in own.items()):
+            return other.kind.key
+    return None
+
+
 def adopt_call_lists(inferrer: Any) -> None:
     holders = []
     ids: set[str] = set()
@@ -164,6 +187,14 @@ def adopt_call_lists(inferrer: Any) -> None:
                     for record in records for item in (_get(record, calls.path) or []) if isinstance(item, dict)}
     for plan, records, lists in holders:
         key = f"kinds[{plan.kind.key}]"
+        earlier = _repeated_by(plan, lists, holders)
+        if earlier is not None:
+            plan.role, plan.emit = "skip", []
+            inferrer.forget(f"{key}.")
+            inferrer.decide(f"{key}.role", "skip", 0.85,
+                            f"{plan.kind.count} record(s) whose every call repeats one that {earlier} records "
+                            "already list (the same id and arguments): a summary, skipped and counted")
+            continue
         emit, said = _emit_for(records, lists)
         role = inferrer.redecide(f"{key}.role", "assistant", 0.9,
                                  f"{plan.kind.count} record(s) hold a list of tool calls: {said}; the assistant's")
