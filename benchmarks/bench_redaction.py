@@ -44,6 +44,7 @@ from redaction_support import (
     leaks,
     load_jsonl,
     load_redact,
+    load_truncate,
 )
 
 RECALL_TARGET = 0.98
@@ -202,7 +203,7 @@ def throughput(redact_mod) -> dict:
         "clean_mb": sum(len(s) for s in clean) / 1e6,
         "messages": len(clean),
     }
-    t = redact_mod.truncate_head_tail
+    t = load_truncate().truncate_head_tail
     res["truncate_calls_per_s"] = len(clean) / max(1e-9, min(
         _time(lambda: [t(s, 4000) for s in clean]) for _ in range(3)))
     return res

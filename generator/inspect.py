@@ -506,7 +506,7 @@ def redact(text: str) -> str:
     global _REDACTOR
     if _REDACTOR is None:
         try:
-            _REDACTOR = runtime_module("redact").Redactor()
+            _REDACTOR = runtime_module("redaction").Redactor()
         except Exception:  # noqa: BLE001 - redaction unavailable: show shapes only
             _REDACTOR = False
     if _REDACTOR is False:

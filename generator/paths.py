@@ -47,6 +47,6 @@ def runtime() -> ModuleType:
 
 
 def runtime_module(submodule: str) -> ModuleType:
-    """``runtime_module("redact")`` -> the template's cleaner_runtime.redact."""
+    """``runtime_module("redaction")`` -> the template's cleaner_runtime.redaction."""
     runtime()
     return importlib.import_module(f"_trajectory_cleaner_runtime.{submodule}")

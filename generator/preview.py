@@ -57,7 +57,7 @@ def shorten(text: str, limit: int = 160) -> str:
 
 def raw_lines(mapping: dict, files: list[Path], limit: int) -> list[str]:
     readers = runtime_module("readers")
-    redactor = runtime_module("redact").Redactor()
+    redactor = runtime_module("redaction").Redactor()
     settings = mapping["input"]
     records_path = settings.get("records_path")
     path = runtime_module("mapping").compile_path(records_path) if records_path else None

@@ -77,7 +77,7 @@ def redacted_samples(paths: list[str], n: int = 4, limit: int = 400, mapping: di
         from generator.inspect import sample_records
 
         records = sample_records(list(paths), n)
-    redactor = runtime_module("redact").Redactor()
+    redactor = runtime_module("redaction").Redactor()
     out = []
     for record in records[:n]:
         text = redactor.redact(json.dumps(record, ensure_ascii=False))

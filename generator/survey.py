@@ -120,7 +120,7 @@ def kind_example(state: State, key: str) -> str:
         if kind.key == kind_key and kind.recs:
             from generator.paths import runtime_module
 
-            redactor = runtime_module("redact").Redactor()
+            redactor = runtime_module("redaction").Redactor()
             example = redactor.redact(json.dumps(kind.recs[0].data, ensure_ascii=False))
             return f"{kind.count} record(s), e.g. {shorten(example, 160)}"
     return ""
@@ -157,7 +157,7 @@ def field_examples(state: State) -> dict[str, Any]:
     """An example value for every field path of the samples (dotted), for options that name a field."""
     from generator.paths import runtime_module
 
-    redactor = runtime_module("redact").Redactor()
+    redactor = runtime_module("redaction").Redactor()
     examples: dict[str, Any] = {}
     for path, stat in state.profile.stats.items():
         values = getattr(stat, "values", None)

@@ -110,7 +110,7 @@ def _align(raws: list[RawRec], targets: list[Target] | None, markers: list[str]
     for pos, assigned in aligner.assigned.items():
         for _, target in assigned:
             pairs.append((by_pos[pos], target))
-    redactor = runtime_module("redact").Redactor()
+    redactor = runtime_module("redaction").Redactor()
     for target in aligner.unmatched:
         preview = redactor.redact(target.record.get("content") or json.dumps(target.record.get("tool_calls")))
         unmatched.append(f"old session {target.session + 1}, record {target.index}: {target.record['role']} "

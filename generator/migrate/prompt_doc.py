@@ -52,7 +52,7 @@ def _section(text: str, title: str) -> str:
 
 def _old_script(facts: ScriptFacts) -> list[str]:
     """Where it wrote the old shape, and its code (redacted), fenced whatever backticks it holds."""
-    code = runtime_module("redact").Redactor().redact(facts.text)
+    code = runtime_module("redaction").Redactor().redact(facts.text)
     fence = "```"
     while fence in code:
         fence += "`"

@@ -128,7 +128,7 @@ def _keep_patterns(found: list[tuple[str, str, int, bool]], facts: ScriptFacts) 
 
 def _check_patterns(facts: ScriptFacts) -> None:
     """Drop any pattern the runtime Redactor refuses, with a note, rather than fail the migration."""
-    redact = runtime_module("redact")
+    redact = runtime_module("redaction")
     for cls in list(facts.patterns):
         try:
             redact.Redactor(extra_patterns={cls: facts.patterns[cls]})

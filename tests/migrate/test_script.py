@@ -61,7 +61,7 @@ def in_order(old: list[tuple[str, str]], new: list[dict], redacted: bool) -> boo
     """Every old text is in the new user/assistant records, in order (the old script's placeholders match
     whatever the new cleaner put there)."""
     texts = [(r["role"], r["content"]) for r in new if r["role"] in ("user", "assistant") and r.get("content")]
-    redactor = runtime_module("redact").Redactor()
+    redactor = runtime_module("redaction").Redactor()
     at = 0
     for role, text in old:
         text = redactor.redact(text)  # what the old script leaked is redacted by the migration

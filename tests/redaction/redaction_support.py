@@ -1,7 +1,8 @@
 """Shared helpers for the redaction tests and benchmark.
 
-* ``load_redact()`` imports ``template/project/cleaner_runtime/redact.py`` by
-  path (the runtime package is not importable from the generator checkout).
+* ``load_redact()`` is the runtime's redaction package and ``load_truncate()``
+  its truncation module, from the template (the runtime package is not
+  importable by its own name from the generator checkout).
 * ``MAKERS`` builds FAKE secrets in each vendor's real format from a seeded
   ``random.Random``: random-looking, synthetic, never real credentials.
 * ``FORMS`` pairs every detector class with a minimal context that makes the
@@ -14,36 +15,30 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import random
 import re
 import string
-import sys
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
+from generator.paths import runtime_module
+
 HERE = Path(__file__).resolve().parent
-REDACT_PATH = Path(__file__).resolve().parents[2] / "template/project/cleaner_runtime/redact.py"
 POSITIVE = HERE / "corpus_positive.jsonl"
 NEGATIVE = HERE / "corpus_negative.jsonl"
 PERSONAL = HERE / "corpus_personal.jsonl"
 
-_MOD_NAME = "_trajectory_cleaner_redact_under_test"
-
 
 def load_redact():
-    """Import the runtime redaction module from its template path (cached)."""
-    mod = sys.modules.get(_MOD_NAME)
-    if mod is not None:
-        return mod
-    spec = importlib.util.spec_from_file_location(_MOD_NAME, REDACT_PATH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[_MOD_NAME] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """The template's ``cleaner_runtime.redaction`` package, loaded the way the generator loads it."""
+    return runtime_module("redaction")
+
+
+def load_truncate():
+    """The template's ``cleaner_runtime.truncate`` module."""
+    return runtime_module("truncate")
 
 
 def load_jsonl(path: Path) -> list[dict]:

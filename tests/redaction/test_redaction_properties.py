@@ -21,9 +21,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from redaction_support import ALL_FORM_CLASSES, EveryPosition, leaks, load_redact, make_form
+from redaction_support import ALL_FORM_CLASSES, EveryPosition, leaks, load_redact, load_truncate, make_form
 
 redact_mod = load_redact()
+truncate_head_tail = load_truncate().truncate_head_tail
 Redactor = redact_mod.Redactor
 
 # REDACTION_PROPERTY_EXAMPLES=500 runs a longer, randomised search (the
@@ -122,7 +123,7 @@ def test_redact_then_truncate_leaves_no_half_secret(prefix, suffix, seed):
     text = prefix + "\n" + snippet + "\n" + suffix
     red = Redactor().redact(text)
     for limit in (100, 150, 300, len(red) // 2 + 1):
-        out = redact_mod.truncate_head_tail(red, limit)
+        out = truncate_head_tail(red, limit)
         assert len(out) <= limit
         assert not leaks(secret, out, ignore=prefix + "\n" + suffix)
 

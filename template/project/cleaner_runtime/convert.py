@@ -379,7 +379,7 @@ class Privacy:
     def __init__(self, settings: dict):
         self.redactor = None
         if settings.get("redact", True):
-            from .redact import Redactor
+            from .redaction import Redactor
 
             self.redactor = Redactor(
                 extra_patterns=settings.get("extra_patterns") or {},
@@ -440,7 +440,7 @@ class Privacy:
             text = text[:keep] + text[-keep:]
         text = self.redact(text)
         if len(text) > limit or cut:
-            from .redact import truncate_head_tail
+            from .truncate import truncate_head_tail
 
             self.truncated += 1
             text = truncate_head_tail(text, max(limit - 24, 1) if cut else limit)

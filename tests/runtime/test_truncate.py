@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generator.paths import runtime_module
 
-from redaction_support import leaks, load_redact
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "redaction"))
 
-redact_mod = load_redact()
-truncate = redact_mod.truncate_head_tail
-Redactor = redact_mod.Redactor
+from redaction_support import leaks
+
+truncate = runtime_module("truncate").truncate_head_tail
+Redactor = runtime_module("redaction").Redactor
 
 MARKER_RE = re.compile(r"\n\[\.\.\. (\d+) characters truncated \.\.\.\]\n")
 
