@@ -1570,6 +1570,15 @@ def _key_typed(items: list[dict]) -> list[str] | None:
     return flags + [k for k in held if k not in flags]
 
 
+_MEDIA_TYPE = re.compile(r"[a-z]+/[\w.+-]+(;.*)?\Z")
+
+
+def _media_types(stat: FieldStat) -> bool:
+    """Values such as ``text/plain`` and ``image/png``: the media types of attached files (a ticket's
+    ``attachments``, a message's ``files``), not the type names of content blocks."""
+    return bool(stat.values) and all(isinstance(v, str) and _MEDIA_TYPE.match(v) for v in stat.values)
+
+
 def find_blocks(recs: list[Rec], stats: dict[tuple, FieldStat]) -> Blocks:
     """Lists whose items are objects carrying a short type name: typed content blocks.
 
@@ -1585,7 +1594,8 @@ def find_blocks(recs: list[Rec], stats: dict[tuple, FieldStat]) -> Blocks:
         for key in ("type", "kind", "block_type", "content_type", "object"):
             stat = stats.get((*path, LIST, key))
             item = stats.get((*path, LIST))
-            if stat and item and stat.records and stat.tokenish and stat.occurrences >= 0.9 * item.occurrences:
+            if stat and item and stat.records and stat.tokenish and stat.occurrences >= 0.9 * item.occurrences \
+                    and not _media_types(stat):
                 type_names[key] += stat.occurrences
                 found.paths.append(path)
                 break

@@ -37,6 +37,7 @@ from generator.infer.crosscheck import (
 from generator.infer.embedded import adopt_call_lists
 from generator.infer.links import constant_within_sessions
 from generator.infer.notes import note_flag
+from generator.infer.opening import document_opening
 from generator.infer.outcomes import error_text, outcome
 from generator.infer.speakers import split_by_speaker
 from generator.inspect import (
@@ -298,6 +299,9 @@ class Inferrer:
                     plan.joined = self.redecide(f"kinds[{plan.kind.key}].content", joined, 0.85,
                                                 "the text, then what the records keep beside it "
                                                 + ", ".join(f"`{p.get('path') or p.get('text')}`" for p in joined["join"][1:]))
+        opening = document_opening(self)
+        if opening:
+            mapping["session"]["opening"] = opening
         mapping["timestamps"] = self.timestamps()
         mapping["meta"] = self.meta()
         if self.document_used:
@@ -1213,7 +1217,7 @@ class Inferrer:
                 rules.append({**rule, "name": f"{rule['name']}: the user's", "match": match, "role": "user"})
             rules.append(rule)
         rules = collapse_skips(rules)
-        rules = merge_skips(rules)
+        rules = [*getattr(self, "opening_rules", []), *merge_skips(rules)]
         if self.native_rules:
             seen = {v for plan in self.plans for _, v in plan.kind.match}
             unseen = [t for t in self.native_rules["bookkeeping"] if t not in seen]

@@ -29,14 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from generator.infer.calls import call_shape
+from generator.inspect import get
 from generator.paths import runtime_module
 
 WINDOW = 24
 NOISE_KEYS = {"tools", "functions", "tool_definitions", "schema", "parameters", "metadata", "usage", "extra",
               "headers", "request", "config", "settings", "options", "env", "environment", "replay_config",
               "input_schema", "json_schema", "response_format", "instructions"}
-# an image's or a recording's URL is a binary payload's address, which the seed asks to drop
-MEDIA_KEYS = {"image", "image_url", "images", "input_image", "document", "file", "input_file", "audio_url", "img", "picture", "photo", "screenshot", "audio", "video", "thumbnail",
+# an image's, a recording's or an attached file's URL is a binary payload's address, which the seed
+# asks to drop (the file's name is kept: FILE_NAME_KEYS)
+MEDIA_KEYS = {"attachments", "attachment", "files", "image", "image_url", "images", "input_image", "document", "file", "input_file", "audio_url", "img", "picture", "photo", "screenshot", "audio", "video", "thumbnail",
               "avatar", "icon", "inline_data", "file_data", "image_uri", "thumb", "preview"}
 # the name of a file a message carries is context to keep (what was attached), however short
 FILE_NAME_KEYS = {"attachment", "attachment_name", "attachment_file", "attachment_filename", "file_name", "filename",
@@ -127,9 +129,11 @@ def _output_text(records: list[dict]) -> str:
     return _squash("\n".join(parts))
 
 
-def _call_items(record: Any) -> int:
-    """Tool-call items in the record's lists of objects (any depth)."""
-    count = 0
+def _call_items(record: Any) -> list[str | None]:
+    """The ids of the tool-call items in the record's lists of objects (any depth); None for an item
+    without one. A list of results answering calls (AutoGen's execution results) is call-shaped too:
+    counted by id, a call and its result are one call."""
+    found: list[str | None] = []
     stack = [record]
     while stack:
         node = stack.pop()
@@ -138,10 +142,12 @@ def _call_items(record: Any) -> int:
         elif isinstance(node, list):
             shapes = [call_shape(item) for item in node]
             if node and all(s is not None for s in shapes):
-                count += len(node)
+                for item, shape in zip(node, shapes, strict=True):
+                    value = get(item, shape[0]) if shape[0] else None
+                    found.append(str(value) if isinstance(value, (str, int)) else None)
             else:
                 stack.extend(item for item in node if isinstance(item, (dict, list)))
-    return count
+    return found
 
 
 def _raw_records(mapping: dict, inputs: Path):
@@ -180,13 +186,18 @@ def find_losses(mapping: dict, inputs: Path, outputs: Path, summary: str = "") -
     corpus = _output_text(written)
     calls_written = sum(len(r.get("tool_calls") or ()) for r in written)
     lost: dict[tuple[str, str], list] = {}
+    raw_ids: set[str] = set()
     raw_calls = 0
     document_key = mapping["input"].get("document_key")
     for where, record in _raw_records(mapping, inputs):
         kind = converter.classify(record)
         if kind is None or kind.role in ("skip", "meta"):
             continue
-        raw_calls += _call_items({k: v for k, v in record.items() if k != document_key})
+        for call_id in _call_items({k: v for k, v in record.items() if k != document_key}):
+            if call_id is None or call_id not in raw_ids:
+                raw_calls += 1
+                if call_id is not None:
+                    raw_ids.add(call_id)
         for field, text in prose_fields(record, skip_key=document_key):
             if not any(window in corpus for window in _windows(text)):
                 entry = lost.setdefault((kind.name, field), [0, where])
