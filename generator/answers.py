@@ -11,12 +11,9 @@ from typing import Any
 import jsonschema
 import yaml
 
-from generator.paths import PACKAGE
+from generator.paths import PACKAGE, runtime_module
 
-MAPPING_KEYS = (
-    "mapping_version", "source", "source_profile", "input", "session", "timestamps", "meta",
-    "kinds", "unknown_kinds", "blocks", "tools", "sessions", "privacy",
-)
+MAPPING_KEYS: tuple[str, ...] = runtime_module("mapping").MAPPING_KEYS  # the runtime reads them from the answers file
 
 
 class AnswersError(Exception):

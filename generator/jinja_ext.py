@@ -1,8 +1,10 @@
 """Jinja filters for safe code generation: user values only ever become Python literals.
 
 ``py`` renders one value as a literal on one line; ``pyblock`` renders nested dicts and lists
-across lines, indented, so the mapping tables at the top of a rendered cleaner read as if
-written by hand. Both refuse any value that does not round-trip through ``ast.literal_eval``.
+across lines, indented, so that tables read as if written by hand. Both refuse any value that
+does not round-trip through ``ast.literal_eval``. ``answers`` writes the answers file, the one copy
+of a project's mapping, as JSON laid out the same way (JSON is also YAML, and the cleaner reads it
+with the standard library), refusing any value that does not round-trip through ``json.loads``.
 
 Values come from samples nobody checked, and a lone UTF-16 surrogate (``"\\ud800"`` in JSON, or
 an undecodable byte in a file name) cannot be written as UTF-8. Python literals escape it
@@ -14,6 +16,8 @@ cleaner's own messages use, so a rendered file is always valid UTF-8.
 from __future__ import annotations
 
 import ast
+import json
+import re
 from typing import Any
 
 from jinja2.ext import Extension
@@ -60,6 +64,65 @@ def _keys(value: Any):
     elif isinstance(value, list):
         for item in value:
             yield from _keys(item)
+
+
+# Characters a YAML reader would not read back from a JSON string as themselves (C1 controls and
+# DEL are refused, U+0085, U+2028 and U+2029 are line breaks, lone surrogates cannot be written as
+# UTF-8), written as \u escapes. Every other character is written as it is: PyYAML reads an escaped
+# surrogate pair as two lone surrogates.
+_YAML_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]")
+
+
+def _json_scalar(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    if isinstance(value, float) and "e" in text and "." not in text:
+        text = text.replace("e", ".0e")  # YAML 1.1 reads 1e+20 as a string, 1.0e+20 as the number
+    return _YAML_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _json_flat(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_json_key(key)}: {_json_flat(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_json_flat(item) for item in value) + "]"
+    return _json_scalar(value)
+
+
+def _json_key(key: Any) -> str:
+    if not isinstance(key, str):
+        raise TypeError(f"a key that is not a string cannot be written as JSON: {key!r}")
+    return _json_scalar(key)
+
+
+def _json_block(value: Any, indent: int, spread: bool = False) -> str:
+    flat = _json_flat(value)
+    if (len(flat) + indent <= WIDTH and not spread) or not isinstance(value, (dict, list)) or not value:
+        return flat
+    pad = " " * (indent + 4)
+    if isinstance(value, dict):
+        items = [f"{pad}{_json_key(key)}: {_json_block(item, indent + 4)}" for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [f"{pad}{_json_block(item, indent + 4)}" for item in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def json_block(value: Any, spread: bool = False) -> str:
+    """JSON spread over indented lines when it is long (always, with ``spread``), readable by any
+    JSON or YAML reader as exactly ``value``."""
+    text = _json_block(value, 0, spread)
+    if json.loads(text) != value:
+        raise ValueError(f"value does not round-trip as JSON: {value!r}")
+    return text
+
+
+def answers_json(answers: dict) -> str:
+    """A render's answers as the answers file records them: without copier's own keys (``_src_path``
+    is the absolute path of the install that rendered the project, meaningless anywhere else) and
+    without the mapping's entries that hold nothing but their default, one key a line."""
+    from generator.paths import runtime_module
+
+    kept = {key: value for key, value in answers.items() if not str(key).startswith("_")}
+    return json_block(runtime_module("mapping").without_empty_defaults(kept), spread=True)
 
 
 def md_code(value: Any) -> str:
@@ -114,3 +177,4 @@ class PyLiteralExtension(Extension):
         environment.filters["py"] = py_literal
         environment.filters["pyblock"] = py_block
         environment.filters["md"] = md_code
+        environment.filters["answers"] = answers_json

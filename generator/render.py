@@ -9,9 +9,10 @@ leaves nothing behind.
 `new` should answer in well under a second, and importing copier and rendering take most of
 one; the cleaner's run on the samples, in its own process, takes most of the rest. So the
 cleaner starts first, from the template's runtime and hooks (the very files copier copies into
-the project) with the mapping the project's tables hold, and runs while copier renders. Once the
-project exists, its rendered tables are checked against the mapping the cleaner ran with; were
-they ever to differ, the rendered cleaner itself runs again on the samples.
+the project) with the mapping the project's answers file holds, and runs while copier renders.
+Once the project exists, the mapping its cleaner reads from the answers file is checked against
+the one the cleaner ran with; were they ever to differ, the rendered cleaner itself runs again
+on the samples.
 """
 
 from __future__ import annotations
@@ -408,7 +409,7 @@ def run_cleaner(project: Path, input_dir: Path, output_dir: Path, extra: tuple[s
 
 # What `python clean_to_trajectory_jsonl.py ARGS` does, with the template's project folder in the
 # place of the rendered one: first on sys.path, so `cleaner_hooks` and `cleaner_runtime` are the
-# files copier copies into the project, and MAPPING the tables it renders.
+# files copier copies into the project, and the mapping the one its answers file records.
 _CLEAN = """\
 import ast, sys
 project, mapping_file, *argv = sys.argv[1:]
@@ -422,24 +423,18 @@ sys.exit(main(mapping, cleaner_hooks, argv=argv))
 
 
 def cleaner_mapping(mapping: dict) -> dict:
-    """The MAPPING a rendered cleaner builds from its tables: the mapping's keys in the template's order."""
-    return {key: mapping[key] for key in MAPPING_KEYS if key in mapping}
+    """The mapping a rendered cleaner reads from its answers file: the mapping's keys in their order,
+    without the entries that hold nothing but their default."""
+    pruned = runtime_module("mapping").without_empty_defaults(mapping)
+    return {key: pruned[key] for key in MAPPING_KEYS if key in pruned}
 
 
 def rendered_mapping(project: Path) -> dict | None:
-    """The MAPPING of a rendered clean_to_trajectory_jsonl.py, read from its literal tables (None if unreadable)."""
-    import ast
-
+    """The mapping a rendered project's cleaner reads from its answers file (None if unreadable)."""
+    mapping = runtime_module("mapping")
     try:
-        tree = ast.parse((project / "clean_to_trajectory_jsonl.py").read_text(encoding="utf-8"))
-        names: dict = {}
-        for node in tree.body:
-            if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                    and node.targets[0].id.isupper() and node.targets[0].id != "HERE"):
-                code = compile(ast.Expression(node.value), "clean_to_trajectory_jsonl.py", "eval")
-                names[node.targets[0].id] = eval(code, {"__builtins__": {}}, names)  # literals, and the names of earlier ones
-        return names.get("MAPPING")
-    except (OSError, SyntaxError, ValueError, NameError, TypeError):
+        return mapping.read_answers(project / ANSWERS_FILE)
+    except mapping.MappingError:
         return None
 
 

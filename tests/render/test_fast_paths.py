@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from generator.answers import load_answers
+from generator.paths import runtime_module
 from generator.render import (
     ANSWERS_FILE,
     _static_parts,
@@ -60,12 +61,13 @@ def test_the_template_renders_as_copier_alone_renders_it(tmp_path: Path, answers
 
 
 @pytest.mark.parametrize("answers", EXAMPLES, ids=lambda p: p.stem)
-def test_the_cleaner_runs_with_the_tables_the_project_renders(tmp_path: Path, answers: Path):
-    """The samples' cleaner runs before the project exists; its mapping is the rendered one."""
+def test_the_cleaner_runs_with_the_mapping_the_project_records(tmp_path: Path, answers: Path):
+    """The samples' cleaner runs before the project exists; its mapping is the one the rendered
+    cleaner reads from the answers file."""
     mapping = complete(load_answers(answers))
     render_template(mapping, tmp_path / "p")
     rendered = rendered_mapping(tmp_path / "p")
-    assert rendered == mapping
+    assert runtime_module("mapping").with_defaults(rendered) == mapping
     assert repr(rendered) == repr(cleaner_mapping(mapping))  # same values, types and key order
 
 
@@ -112,9 +114,17 @@ def test_a_command_imports_only_what_it_needs():
     assert result.stdout.splitlines()[-1] == "False False"
 
 
-def test_the_answers_file_of_a_render_is_the_mapping(tmp_path: Path):
-    """The check above compares tables; this one the answers file the project keeps."""
+def test_the_answers_file_of_a_render_is_the_one_copy_of_the_mapping(tmp_path: Path):
+    """The answers file holds the mapping, as YAML readers (copier's, update's) read it too; the
+    script holds none of it, and no path of the machine that rendered the project is recorded."""
     mapping = complete(load_answers(ANSWERS / "pi.yml"))
     render_template(mapping, tmp_path / "p")
-    stored = yaml.safe_load((tmp_path / "p" / ANSWERS_FILE).read_text(encoding="utf-8"))
-    assert {key: stored[key] for key in mapping} == mapping
+    text = (tmp_path / "p" / ANSWERS_FILE).read_text(encoding="utf-8")
+    stored = yaml.safe_load(text)
+    assert runtime_module("mapping").with_defaults({key: stored[key] for key in mapping if key in stored}) == mapping
+    assert stored == json.loads("\n".join(line for line in text.splitlines() if not line.startswith("#")))
+    assert not [key for key in stored if key.startswith("_")] and str(REPO) not in text
+    # entries that hold nothing but their default are left out
+    assert "children" not in stored["input"] and "drop_fields" not in stored["privacy"] and "[]" not in text
+    script = (tmp_path / "p" / "clean_to_trajectory_jsonl.py").read_text(encoding="utf-8")
+    assert "SOURCE" not in script and "KINDS" not in script and "main(HERE / \".copier-answers.yml\"" in script

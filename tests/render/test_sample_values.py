@@ -8,7 +8,6 @@ line, leaving nothing behind.
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import subprocess
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from generator.answers import load_answers
+from generator.paths import runtime_module
 
 from .conftest import cli
 
@@ -46,13 +46,9 @@ def assert_nothing_left(folder: Path, name: str) -> None:
     assert not [p.name for p in folder.iterdir() if p.name.startswith(f".{name}")]
 
 
-def cleaner_tables(project: Path) -> dict:
-    """The KINDS table of the rendered cleaner, read as Python reads it."""
-    tree = ast.parse((project / "clean_to_trajectory_jsonl.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["KINDS"]:
-            return ast.literal_eval(node.value)
-    raise AssertionError("no KINDS table")
+def cleaner_mapping(project: Path) -> dict:
+    """The mapping the rendered cleaner runs with, read as the cleaner reads it."""
+    return runtime_module("mapping").read_answers(project / ".copier-answers.yml")
 
 
 def test_a_lone_surrogate_in_a_kind_survives_exactly_where_it_is_code(tmp_path: Path):
@@ -62,8 +58,9 @@ def test_a_lone_surrogate_in_a_kind_survives_exactly_where_it_is_code(tmp_path: 
     assert result.returncode == 0, result.stdout + result.stderr
     project = tmp_path / "proj"
     assert_all_utf8(project)
-    # The cleaner and the answers file hold the exact value, so the rule matches those records...
-    assert {"type": ODD_KIND} in [kind["match"] for kind in cleaner_tables(project)]
+    # The answers file holds the exact value, as the cleaner and the generator read it, so the rule
+    # matches those records...
+    assert {"type": ODD_KIND} in [kind["match"] for kind in cleaner_mapping(project)["kinds"]]
     answers = load_answers(project / ".copier-answers.yml")
     assert {"type": ODD_KIND} in [kind["match"] for kind in answers["kinds"]]
     # ...and the documents show it escaped, as the cleaner's messages do.

@@ -54,7 +54,7 @@ def test_older_template_is_upgraded_silently(project: Path):
     (project / "OLD_NOTES.md").write_bytes(b"obsolete\n")
     manifest_path.write_text(json.dumps(manifest))
     check = cli("update", str(project), "--check")
-    assert check.returncode == 1 and "README.md" in check.stdout and "0 -> 1" in check.stdout
+    assert check.returncode == 1 and "README.md" in check.stdout and "0 -> 2" in check.stdout
     result = cli("update", str(project))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "written by template version 0" not in readme.read_text()
@@ -65,17 +65,17 @@ def test_older_template_is_upgraded_silently(project: Path):
 def test_hooks_survive_and_edited_generated_file_is_kept_until_force(project: Path):
     hooks = project / "cleaner_hooks.py"
     hooks.write_text(hooks.read_text() + "\nMY_SETTING = 42\n", encoding="utf-8")
-    script = project / "clean_to_trajectory_jsonl.py"
-    edited = script.read_text() + "\n# my hand edit\n"
-    script.write_text(edited, encoding="utf-8")
+    readme = project / "README.md"
+    edited = readme.read_text() + "\n# my hand edit\n"
+    readme.write_text(edited, encoding="utf-8")
     user_file = project / "notes.txt"
     user_file.write_text("mine", encoding="utf-8")
 
     result = cli("update", str(project), "--set", "privacy.truncate.tool=5000")
     assert result.returncode == 1
-    assert "clean_to_trajectory_jsonl.py was edited by hand" in result.stderr
+    assert "README.md was edited by hand" in result.stderr
     assert "+# my hand edit" not in result.stderr and "-# my hand edit" in result.stderr  # the diff is shown
-    assert script.read_text() == edited
+    assert readme.read_text() == edited
     assert "MY_SETTING = 42" in hooks.read_text()
     assert user_file.read_text() == "mine"
     stored = yaml.safe_load((project / ".copier-answers.yml").read_text())
@@ -83,18 +83,19 @@ def test_hooks_survive_and_edited_generated_file_is_kept_until_force(project: Pa
 
     forced = cli("update", str(project), "--force")
     assert forced.returncode == 0, forced.stdout + forced.stderr
-    assert "# my hand edit" not in script.read_text()
-    assert "5000" in script.read_text()
-    assert (project / "clean_to_trajectory_jsonl.py.orig").read_text() == edited
+    assert "# my hand edit" not in readme.read_text()
+    assert "tool results over 5000 characters" in readme.read_text()
+    assert (project / "README.md.orig").read_text() == edited
     assert "MY_SETTING = 42" in hooks.read_text()
 
 
 def test_diff_writes_nothing_and_shows_the_change(project: Path):
-    (project / "README.md").write_text("hand written\n", encoding="utf-8")
+    (project / "AGENT_PROMPT.md").write_text("hand written\n", encoding="utf-8")
     before = tree_hashes(project)
     result = cli("update", str(project), "--diff", "--set", "source=helpdesk-bot-v2")
     assert result.returncode == 0
-    assert "-SOURCE = 'helpdesk-bot'" in result.stdout and "+SOURCE = 'helpdesk-bot-v2'" in result.stdout
+    assert "-# Cleaner for `helpdesk-bot` traces" in result.stdout
+    assert "+# Cleaner for `helpdesk-bot-v2` traces" in result.stdout
     assert tree_hashes(project) == before
 
 
@@ -131,13 +132,42 @@ def test_output_change_is_detected_and_needs_acceptance(project: Path):
 
 
 def test_update_ignores_a_stale_template_path(project: Path):
-    """The stored _src_path may point into an uninstalled or moved site-packages: it is never used."""
+    """An answers file of an older render may hold a _src_path into an uninstalled or moved
+    site-packages: it is never used, and no longer recorded."""
     answers = project / ".copier-answers.yml"
-    text = answers.read_text().replace(f"_src_path: {REPO / 'template'}", "_src_path: /nonexistent/site-packages/x")
-    answers.write_text(text)
+    assert "_src_path" not in answers.read_text() and str(REPO) not in answers.read_text()
+    data = yaml.safe_load(answers.read_text())
+    answers.write_text(yaml.safe_dump({"_src_path": "/nonexistent/site-packages/x", **data}, sort_keys=False))
     result = cli("update", str(project), "--set", "source_profile=ops")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "SOURCE_PROFILE = 'ops'" in (project / "clean_to_trajectory_jsonl.py").read_text()
+    assert "--source-profile ops" in (project / "README.md").read_text()
+    assert "_src_path" not in answers.read_text()
+
+
+def test_the_cleaner_runs_with_the_answers_file_and_update_rewrites_yaml_edits_as_json(project: Path, tmp_path):
+    """The answers file is the one copy of the mapping: an edit there changes what the cleaner does;
+    an edit in YAML, which the cleaner cannot read, is named, and `update` writes it back as JSON."""
+    answers = project / ".copier-answers.yml"
+    script = project / "clean_to_trajectory_jsonl.py"
+    raw = project / "tests" / "samples"
+    data = yaml.safe_load(answers.read_text())
+    data["tools"]["error_prefix"] = "Lookup failed: "
+    answers.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), "--input", str(raw), "--output", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Lookup failed: timeout" in "".join(p.read_text() for p in (tmp_path / "out").rglob("*.jsonl"))
+
+    answers.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    broken = subprocess.run([sys.executable, str(script), "--input", str(raw), "--output", str(tmp_path / "again")],
+                            capture_output=True, text=True, timeout=300, check=False)
+    assert broken.returncode == 2 and "Traceback" not in broken.stderr
+    assert ".copier-answers.yml:1:1: not JSON" in broken.stderr and "trajectory-cleaner update ." in broken.stderr
+    result = cli("update", str(project), "--accept-output")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert answers.read_text().lstrip("#").startswith(" The record of this render")
+    assert json.loads("\n".join(line for line in answers.read_text().splitlines() if not line.startswith("#")))[
+        "tools"]["error_prefix"] == "Lookup failed: "
 
 
 def test_not_a_project_is_a_usage_error(tmp_path: Path):

@@ -1,14 +1,24 @@
-"""Complete a mapping with its defaults and precompile its paths.
+"""Read the mapping from the answers file, complete it with its defaults and precompile its paths.
 
 The mapping format is documented in the generator's docs/mapping.md; the generator validates it
 with a JSON Schema before rendering, so this module only fills gaps and never second-guesses.
+The mapping lives in one place, the project's ``.copier-answers.yml``: the record of the render,
+written as JSON (which is also YAML) so that the cleaner reads it with the standard library.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import os
 from typing import Any, NamedTuple
+
+# The mapping's keys, in the order the answers file writes them; its other keys record the render.
+MAPPING_KEYS = (
+    "mapping_version", "source", "source_profile", "input", "session", "timestamps", "meta",
+    "kinds", "unknown_kinds", "blocks", "tools", "sessions", "privacy",
+)
+REQUIRED_KEYS = ("mapping_version", "source", "kinds")
 
 DEFAULTS: dict[str, Any] = {
     "source_profile": "generic",
@@ -186,3 +196,59 @@ def _merge(default: Any, given: Any) -> Any:
 def with_defaults(mapping: dict[str, Any]) -> dict[str, Any]:
     """The mapping with every optional section filled in."""
     return _merge(DEFAULTS, mapping)
+
+
+def _holds_nothing(value: Any) -> bool:
+    return value is None or value == [] or value == {}
+
+
+def without_empty_defaults(mapping: dict[str, Any]) -> dict[str, Any]:
+    """The mapping without the entries that hold nothing (``None``, ``[]``, ``{}``) where that is
+    the default anyway, and without the sections left empty by that: ``with_defaults`` puts them
+    back, so the cleaner reads the same mapping, and the answers file shows only what says something."""
+
+    def prune(given: Any, default: Any) -> Any:
+        if not isinstance(given, dict) or not isinstance(default, dict):
+            return given
+        kept = {}
+        for key, value in given.items():
+            if key in default:
+                value = prune(value, default[key])
+                if (_holds_nothing(value) and value == default[key]) or (value == {} and isinstance(default[key], dict)):
+                    continue
+            kept[key] = value
+        return kept
+
+    return prune(mapping, DEFAULTS)
+
+
+class MappingError(Exception):
+    """The answers file cannot be read as a mapping; the message names the file and what to do."""
+
+
+def read_answers(path: str | os.PathLike) -> dict[str, Any]:
+    """The mapping recorded in a rendered project's answers file, in the order of ``MAPPING_KEYS``.
+
+    The file is JSON; lines whose first character (after blanks) is ``#`` are comments, as in YAML.
+    Line numbers in messages are the file's own."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
+    except FileNotFoundError:
+        raise MappingError(f"{path}: missing; it holds this cleaner's mapping (restore it, or render the "
+                           "cleaner again with `trajectory-cleaner new`)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MappingError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    lines = ["" if line.lstrip().startswith("#") else line for line in text.split("\n")]
+    try:
+        data = json.loads("\n".join(lines))
+    except json.JSONDecodeError as exc:
+        raise MappingError(
+            f"{path}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); the cleaner reads this file as JSON: fix it, "
+            "or run `trajectory-cleaner update .`, which also reads YAML, checks the mapping and writes it back as JSON"
+        ) from None
+    missing = [key for key in REQUIRED_KEYS if key not in data] if isinstance(data, dict) else list(REQUIRED_KEYS)
+    if missing:
+        raise MappingError(f"{path}: no {', '.join(missing)}; it must be a JSON object holding the mapping "
+                           "(run `trajectory-cleaner update .` to check it)")
+    return {key: data[key] for key in MAPPING_KEYS if key in data}

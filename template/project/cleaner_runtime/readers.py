@@ -19,7 +19,7 @@ import io
 import json
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -237,7 +237,7 @@ def _record_list_at(document: dict, records_path: tuple | None) -> tuple[list | 
 
 def read_records(
     item: InputFile, container: str = "auto", records_path: tuple | None = None, limits: Limits | None = None,
-    document_key: str | None = None,
+    document_key: str | None = None, transform: Transform | None = None,
 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     """Yield ``(where, record)`` for every JSON object, and ``BadLine`` for what is not one.
 
@@ -246,6 +246,11 @@ def read_records(
     exactly like a torn last line of a plain file. With ``document_key`` (``input.document_key``),
     every record of a JSON object document carries, under that key, the document without its
     record list: fields such as a conversation's id, model or creation time become reachable.
+
+    ``transform(document, container)`` (cleaner_hooks.transform_document) receives the whole
+    document before its records are found: the parsed JSON of a JSON document, the list of records
+    of a JSONL or CSV file (its bad lines are reported first); what it returns is read instead, and
+    ``None`` reads nothing.
     """
     limits = limits or Limits()
     name = str(item.path)
@@ -254,20 +259,47 @@ def read_records(
         fallback = False
         if kind == "auto":
             kind, fallback = _detect(item.path, limits)
-        if kind in TABLES:
-            yield from _read_table(item.path, name, TABLES[kind], limits)
-        elif kind == "jsonl" and records_path and records_path[0] == STAR:
-            yield from _read_jsonl_elements(item.path, name, limits, records_path[1:], document_key)
-        elif kind == "jsonl":
-            yield from _read_jsonl(item.path, name, limits)
+        if kind in TABLES or kind == "jsonl":
+            lines = _read_table(item.path, name, TABLES[kind], limits) if kind in TABLES else \
+                _read_jsonl(item.path, name, limits)
+            if transform is not None:
+                lines = _transformed_lines(item.path, name, lines, kind, transform, limits)
+            if kind == "jsonl" and records_path and records_path[0] == STAR:
+                yield from _jsonl_elements(lines, name, records_path[1:], document_key)
+            else:
+                yield from lines
         else:
-            yield from _read_document(item.path, name, kind, records_path, limits, fallback, document_key)
+            yield from _read_document(item.path, name, kind, records_path, limits, fallback, document_key, transform)
     except (OSError, EOFError, zlib.error) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{exc.__class__.__name__}: {exc}"
         raise InputError(f"{name}: cannot read ({reason}); fix or remove the file") from exc
 
 
 TABLES = {"csv": ",", "tsv": "\t"}  # tabular containers and their delimiters
+Transform = Callable[[Any, str], Any]  # (document, container) -> the document to read instead
+
+
+def _transformed_lines(path: Path, name: str, lines: Iterator[tuple[Where, dict[str, Any]] | BadLine], kind: str,
+                       transform: Transform, limits: Limits) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
+    """The records of a file read line by line, handed to ``transform`` as one list: the bad lines
+    first, then the records it returns, each named by its line when the file held it (the same
+    object), else by its position in the returned list."""
+    if path.stat().st_size > limits.document_bytes:
+        raise InputError(
+            f"{name}: larger than {_mb(limits.document_bytes)}, and cleaner_hooks.transform_document needs it whole "
+            "in memory (not loaded); raise --max-document-mb"
+        )
+    records: list[dict[str, Any]] = []
+    places: dict[int, Where] = {}
+    for entry in lines:
+        if isinstance(entry, BadLine):
+            yield entry
+        else:
+            places[id(entry[1])] = entry[0]
+            records.append(entry[1])
+    returned = transform(records, kind)
+    for index, record in enumerate(returned or (), start=1):
+        yield places.get(id(record)) or Where(name, index, "record"), record
 
 
 def table_kind(path: Path) -> str | None:
@@ -457,7 +489,7 @@ def _mb(size: int) -> str:
 
 def _read_document(
     path: Path, name: str, kind: str, records_path: tuple | None, limits: Limits, fallback: bool = False,
-    document_key: str | None = None,
+    document_key: str | None = None, transform: Transform | None = None,
 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     with _open_bytes(path) as stream:
         data = stream.read(limits.document_bytes + 1)
@@ -470,19 +502,21 @@ def _read_document(
         data = data[3:]
     try:
         document = _loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        if fallback:
-            yield from _read_jsonl(path, name, limits)
-            return
-        yield BadLine(Where(name, 0), f"invalid UTF-8 at byte {exc.start}")
-        return
-    except ValueError as exc:
+    except (UnicodeDecodeError, ValueError) as exc:
         if fallback:  # not one document after all: read it line by line, keeping the good lines
-            yield from _read_jsonl(path, name, limits)
-            return
-        yield BadLine(Where(name, 0), f"invalid JSON document ({exc})")
+            lines = _read_jsonl(path, name, limits)
+            yield from _transformed_lines(path, name, lines, "jsonl", transform, limits) if transform else lines
+        elif isinstance(exc, UnicodeDecodeError):
+            yield BadLine(Where(name, 0), f"invalid UTF-8 at byte {exc.start}")
+        else:
+            yield BadLine(Where(name, 0), f"invalid JSON document ({exc})")
         return
     deep = data.count(b"{") + data.count(b"[") > limits.depth
+    if transform is not None:
+        document = transform(document, kind)
+        if document is None:
+            return
+        deep = True  # what a hook built was never counted: each record's depth is checked
     if records_path and STAR in records_path:
         yield from _read_elements(document, name, records_path, limits, document_key, deep)
         return
@@ -552,10 +586,10 @@ def _read_elements(document: Any, name: str, records_path: tuple, limits: Limits
                                     limits if deep else None)
 
 
-def _read_jsonl_elements(path: Path, name: str, limits: Limits, inner: tuple, document_key: str | None
-                         ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
+def _jsonl_elements(lines: Iterator[tuple[Where, dict[str, Any]] | BadLine], name: str, inner: tuple,
+                    document_key: str | None) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     """A JSONL file whose every line is one element holding records (``*.messages``)."""
-    for entry in _read_jsonl(path, name, limits):
+    for entry in lines:
         if isinstance(entry, BadLine):
             yield entry
             continue

@@ -30,14 +30,23 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .convert import MAX_SESSION_MB, Converter, Privacy, SessionBuilder, SessionFailed, SessionSkipped, first_present
-from .mapping import compile_path, compile_paths, with_defaults
+from .convert import (
+    MAX_SESSION_MB,
+    Converter,
+    Privacy,
+    SessionBuilder,
+    SessionFailed,
+    SessionSkipped,
+    delete_path,
+    first_present,
+)
+from .hooks import DocumentContext, Hooks, HooksError
+from .mapping import MappingError, compile_path, compile_paths, read_answers, with_defaults
 from .offload import Helpers, Offload
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
 from .trees import flatten_children
 from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
 
-HOOKS_API = 1
 AUTO_MIN_MB = 16  # --jobs auto: smaller inputs are cleaned in one process
 AUTO_MAX_JOBS = 8
 OFFLOAD_AFTER = 1 << 20  # output characters after which a session's strings go to the helpers
@@ -100,10 +109,10 @@ class Session:
 class Cleaner:
     """One run's state: the compiled mapping, the validator, the hooks and the memory limits."""
 
-    def __init__(self, mapping: dict, hooks: ModuleType | None, schema_arg: str | None, quiet: bool = False,
+    def __init__(self, mapping: dict, hooks: Hooks | None, schema_arg: str | None, quiet: bool = False,
                  limits: Limits | None = None, max_session_mb: float | None = None):
         self.mapping = with_defaults(mapping)
-        self.hooks = hooks
+        self.hooks = hooks or Hooks()
         self.schema_arg = schema_arg
         self.quiet = quiet
         self.limits = limits or Limits()
@@ -118,15 +127,18 @@ class Cleaner:
         self.schema_path, self.schema_origin = find_schema(schema_arg)
         self.validator = TrajectoryValidator(load_schema(self.schema_path))
 
-    def hook(self, name: str):
-        return getattr(self.hooks, name, None) if self.hooks is not None else None
-
     def records_of(self, item: InputFile, outcome: Outcome):
         settings = self.mapping["input"]
         records_path = settings.get("records_path")
         path = compile_path(records_path) if records_path else None
         children = compile_paths(settings.get("children"))
-        for entry in read_records(item, settings["container"], path, self.limits, settings.get("document_key")):
+        transform = None
+        if self.hooks.document is not None:
+            def transform(document: Any, container: str) -> Any:
+                ctx = DocumentContext(str(item.path), container)
+                return self.hooks.transform_document(document, ctx, outcome.skipped)
+        for entry in read_records(item, settings["container"], path, self.limits, settings.get("document_key"),
+                                  transform):
             if isinstance(entry, BadLine):
                 if settings["invalid_lines"] == "fail":
                     raise SessionFailed(f"{entry.where}: {entry.reason}; set input.invalid_lines: skip to skip such lines")
@@ -158,21 +170,13 @@ class Cleaner:
         """Map one raw record into its session; a failure ends the session (recorded, not raised)."""
         if session.done:
             return
-        transform = self.hook("transform_record")
         try:
-            if transform is not None:
-                try:
-                    raw = transform(raw, str(where))
-                except Exception as exc:
-                    raise SessionFailed(
-                        f"{where}: cleaner_hooks.transform_record raised {exc.__class__.__name__}: {exc}; "
-                        "fix cleaner_hooks.py"
-                    ) from exc
-                if raw is None:
-                    session.outcome.skipped["dropped by cleaner_hooks.transform_record"] += 1
-                    return
             builder = session.builder
-            builder.add(where, raw)
+            if self.hooks.per_record:
+                for record in self.hooks.transform_records(raw, where, self._kind_of, session.outcome.skipped):
+                    builder.add(where, record)
+            else:
+                builder.add(where, raw)
             if builder.size > OFFLOAD_AFTER and builder.offload is None and self.helpers is not None \
                     and session.privacy.redactor is not None:
                 # a large session: from here on the helpers redact its long strings (a small one
@@ -183,6 +187,15 @@ class Cleaner:
             self._end(session, exc)
         except Exception as exc:  # noqa: BLE001 - a bug: this session fails, the run goes on
             self._end(session, self._bug(str(where), exc))
+
+    def _kind_of(self, record: dict) -> str | None:
+        """The name of the rule of ``kinds`` that matches a raw record, as mapping it will find it
+        (after ``privacy.drop_fields``), for cleaner_hooks.transform_kind; None when none does."""
+        converter = self.converter
+        for path in converter.drop_fields:
+            delete_path(record, path)
+        kind = converter.classify(record)
+        return kind.name if kind is not None else None
 
     def _bug(self, where: str, exc: Exception) -> SessionFailed:
         """An unexpected error, which is a bug in the cleaner rather than a problem of the data: it fails
@@ -207,23 +220,9 @@ class Cleaner:
         if not session.done:
             try:
                 out = builder.finish()
-                session_hook = self.hook("transform_session")
-                if session_hook is not None:
+                if self.hooks.session is not None:
                     mapped, private = list(out), [_private_strings(r) for r in out]
-                    try:
-                        out = session_hook(out, {"key": job.key, "files": [str(f.path) for f in job.files]})
-                    except Exception as exc:
-                        raise SessionFailed(
-                            f"session {job.key}: cleaner_hooks.transform_session raised "
-                            f"{exc.__class__.__name__}: {exc}; fix cleaner_hooks.py"
-                        ) from exc
-                    if isinstance(out, tuple):
-                        out = list(out)
-                    if not isinstance(out, list):
-                        raise SessionFailed(
-                            f"session {job.key}: cleaner_hooks.transform_session returned {type(out).__name__}, "
-                            "not a list of records; fix cleaner_hooks.py (return the records, changed or not)"
-                        )
+                    out = self.hooks.transform_session(out, job.key, [str(f.path) for f in job.files])
                     guard_hook_output(out, mapped, private, session.privacy)
                     del mapped, private
                 problems = self.validator.check_records(out)
@@ -521,16 +520,16 @@ _WORKER: Cleaner | None = None
 def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None, limits: Limits,
                  max_session_mb: float | None, inputs: set[Path], debug: bool = False) -> None:
     global _WORKER
-    hooks = None
+    module = None
     if hooks_path:
         import importlib.util
 
         spec = importlib.util.spec_from_file_location("cleaner_hooks", hooks_path)
         if spec and spec.loader:
-            hooks = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(hooks)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
     _worker_signals()
-    _WORKER = Cleaner(mapping, hooks, schema_arg, quiet=True, limits=limits, max_session_mb=max_session_mb)
+    _WORKER = Cleaner(mapping, Hooks(module), schema_arg, quiet=True, limits=limits, max_session_mb=max_session_mb)
     _WORKER.inputs = inputs
     _WORKER.debug = debug
 
@@ -655,11 +654,22 @@ def _check_paths(args: argparse.Namespace) -> tuple[Path, Path]:
     return source, output
 
 
-def main(mapping: dict[str, Any], hooks: ModuleType | None = None, argv: list[str] | None = None,
+def main(mapping: dict[str, Any] | str | os.PathLike, hooks: ModuleType | None = None, argv: list[str] | None = None,
          description: str = "", agent_prompt: Path | None = None) -> int:
+    """Run the cleaner: ``mapping`` is the mapping, or the answers file that holds it (a rendered
+    project's ``.copier-answers.yml``); ``hooks`` the ``cleaner_hooks`` module."""
     for stream in (sys.stdout, sys.stderr):  # names and values may hold lone surrogates
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    if not isinstance(mapping, dict):
+        try:
+            mapping = read_answers(mapping)
+        except MappingError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    if not description:
+        description = (f"Clean {mapping['source']!r} traces into trajectory-v1 JSONL "
+                       f"(Lerim profile {mapping.get('source_profile', 'generic')!r}).")
     parser = build_parser(description)
     args = parser.parse_args(argv)
     if threading.current_thread() is not threading.main_thread():  # signals are the main thread's
@@ -671,7 +681,7 @@ def main(mapping: dict[str, Any], hooks: ModuleType | None = None, argv: list[st
         signal.signal(signal.SIGTERM, previous)
 
 
-def _main(args: argparse.Namespace, mapping: dict[str, Any], hooks: ModuleType | None,
+def _main(args: argparse.Namespace, mapping: dict[str, Any], module: ModuleType | None,
           agent_prompt: Path | None) -> int:
     """The run, with every outcome turned into its exit code and one line on stderr."""
     try:
@@ -680,9 +690,10 @@ def _main(args: argparse.Namespace, mapping: dict[str, Any], hooks: ModuleType |
                 raise UsageError("AGENT_PROMPT.md is missing beside the script; regenerate the project")
             sys.stdout.write(agent_prompt.read_text(encoding="utf-8"))
             return 0
-        api = getattr(hooks, "HOOKS_API", 1) if hooks is not None else 1
-        if api > HOOKS_API:
-            raise UsageError(f"cleaner_hooks.py declares HOOKS_API = {api}, newer than this cleaner's {HOOKS_API}")
+        try:
+            hooks = Hooks(module)
+        except HooksError as exc:
+            raise UsageError(str(exc)) from exc
         return _run(args, mapping, hooks)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -698,7 +709,7 @@ def _main(args: argparse.Namespace, mapping: dict[str, Any], hooks: ModuleType |
         return 2
 
 
-def _run(args: argparse.Namespace, mapping: dict, hooks: ModuleType | None) -> int:
+def _run(args: argparse.Namespace, mapping: dict, hooks: Hooks) -> int:
     from .validate import SchemaError
 
     source, output = _check_paths(args)
@@ -777,7 +788,7 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
                 raise UsageError(f"{args.output}: writing {output / job.target} would overwrite that input file; "
                                  "choose an --output outside --input")
         if processes > 1 and len(jobs) > 1:
-            hooks_path = getattr(cleaner.hooks, "__file__", None)
+            hooks_path = getattr(cleaner.hooks.module, "__file__", None)
             initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
                         args.debug)
             with ProcessPoolExecutor(min(processes, len(jobs)), initializer=_init_worker, initargs=initargs) as pool:
