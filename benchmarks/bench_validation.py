@@ -12,7 +12,6 @@ is slow, so by default it runs on a subset and both sides are reported as record
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import random
 import sys
@@ -23,7 +22,6 @@ from pathlib import Path
 import jsonschema.validators
 
 REPO = Path(__file__).resolve().parents[1]
-RUNTIME = REPO / "template" / "project" / "cleaner_runtime" / "validate.py"
 UPSTREAM = REPO.parent / "shared" / "reference" / "trajectory-v1.schema.json"
 
 WORDS = [
@@ -34,11 +32,10 @@ WORDS = [
 
 
 def load_runtime():
-    spec = importlib.util.spec_from_file_location("_bench_validate_runtime", RUNTIME)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """The template's cleaner_runtime.validate, loaded the way the generator loads the runtime."""
+    from generator.paths import runtime_module
+
+    return runtime_module("validate")
 
 
 def make_records(count: int, seed: int = 0) -> list[dict]:

@@ -1,19 +1,19 @@
 """`trajectory-cleaner validate`: check trajectory-v1 JSONL files the way Lerim reads them.
 
 The checks live in the template's ``cleaner_runtime/validate.py`` (the very module every rendered
-cleaner ships); this command loads that file directly and only handles paths and reporting.
+cleaner ships); this command loads it and only handles paths and reporting.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
-import importlib.util
 import json
 import os
 import sys
 from pathlib import Path
 from types import ModuleType
+
+from generator.paths import runtime_module
 
 DESCRIPTION = """\
 Check trajectory-v1 JSONL files (or folders of them, searched recursively for *.jsonl) and
@@ -75,33 +75,12 @@ exit codes: 0 every file passes; 1 problems found; 2 usage or configuration erro
 """
 
 MAX_PROBLEMS_SHOWN = 50
-_RUNTIME_NAME = "_trajectory_cleaner_validate_runtime"
 
 
-def _template_project_dir() -> Path:
-    """The template's project/ folder: inside the wheel, else beside the package (checkout)."""
-    package = Path(__file__).resolve().parent
-    for candidate in (package / "template" / "project", package.parent / "template" / "project"):
-        if (candidate / "cleaner_runtime" / "validate.py").is_file():
-            return candidate
-    raise FileNotFoundError("trajectory-cleaner is installed without template/project/cleaner_runtime/validate.py")
-
-
-@functools.cache
 def load_runtime() -> ModuleType:
-    """Load the template's cleaner_runtime/validate.py on its own, once, under a private name."""
-    path = _template_project_dir() / "cleaner_runtime" / "validate.py"
-    spec = importlib.util.spec_from_file_location(_RUNTIME_NAME, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[_RUNTIME_NAME] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(_RUNTIME_NAME, None)
-        raise
-    return module
+    """The template's ``cleaner_runtime.validate``, loaded with the rest of the runtime package
+    the way the generator loads it everywhere (``generator.paths``)."""
+    return runtime_module("validate")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
