@@ -17,11 +17,13 @@ EXAMPLE = REPO / "examples" / "support-desk" / "raw"
 ANSWERS = REPO / "examples" / "answers" / "support-desk.yml"
 
 HOOKS = [
-    "transform_record(record, where)", "transform_session(records, info)", "HOOKS_API = 1",
-    "`None` to drop it", "file:line", "(record N)", "meta record first", '{"key":', '"files":',
-    "already redacted and truncated", "privacy boundary holds around", "redacted and truncated exactly",
-    "counted in the summary's redactions", "must not write raw data anywhere else",
-    "fails its session", "deterministic",
+    "transform_document(document, ctx)", "transform_record(record, ctx)", "transform_kind(record, ctx)",
+    "transform_session(records, ctx)", "HOOKS_API = 2", "defines no hook", "`None` to drop it", "a list of records",
+    "`[]` drops it", "file:line", "(record N)", "ctx.container", "ctx.where", "ctx.kind", "ctx.key", "ctx.files",
+    "meta record first", "already redacted and truncated", "privacy boundary holds around every hook",
+    "redacted and truncated exactly", "counted in the summary's redactions", "must not write raw data anywhere else",
+    "looks like a hook", "`transform_recrod`", "fails its session", "deterministic", "HOOKS_API = 1",
+    "transform_record(record, where)",
 ]
 VOCABULARY = [
     "`text` (`field`)", "`reasoning` (`field`)", "`placeholder` (`text`", "`tool_call` (`call_id`, `tool_name`, `args`",
@@ -52,8 +54,6 @@ def project(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("part", ["hooks", "vocabulary", "constructs", "update"])
 def test_the_project_documents(project, document, part):
     markers = {"hooks": HOOKS, "vocabulary": VOCABULARY, "constructs": CONSTRUCTS, "update": UPDATE}[part]
-    if document == "README.md" and part == "hooks":
-        markers = [m for m in markers if m not in ("meta record first", "HOOKS_API = 1")] + ["the meta record first"]
     text = flat((project / document).read_text(encoding="utf-8"))
     missing = [m for m in markers if flat(m) not in text]
     assert not missing, f"{document} does not document {part}: {missing}"
@@ -61,9 +61,21 @@ def test_the_project_documents(project, document, part):
 
 def test_the_hooks_file_states_the_contract(project):
     text = flat((project / "cleaner_hooks.py").read_text(encoding="utf-8"))
-    for marker in ("transform_record(record, where)", "transform_session(records, info)", "privacy boundary",
-                   "--accept-output", "``None`` to drop it"):
+    for marker in ("transform_document(document, ctx)", "transform_record(record, ctx)", "transform_kind(record, ctx)",
+                   "transform_session(records, ctx)", "ctx.kind", "privacy boundary", "--accept-output",
+                   "``None`` to drop it", "a ``list`` of records", "transform_recrod", "HOOKS_API = 1",
+                   "transform_record(record, where)"):
         assert flat(marker) in text, marker
+    assert "\ndef " not in (project / "cleaner_hooks.py").read_text(encoding="utf-8"), "no active hook as rendered"
+
+
+def test_docs_describe_the_hooks_as_the_project_does():
+    text = flat((REPO / "docs" / "hooks.md").read_text(encoding="utf-8"))
+    missing = [m for m in ("transform_document(document, ctx)", "transform_record(record, ctx)",
+                           "transform_kind(record, ctx)", "transform_session(records, ctx)", "DocumentContext",
+                           "RecordContext", "SessionContext", "privacy boundary holds around every hook",
+                           "HOOKS_API = 1") if flat(m) not in text]
+    assert not missing, missing
 
 
 def test_the_standalone_prompt_summarises_the_mapping_language():

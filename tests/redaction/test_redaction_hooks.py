@@ -168,3 +168,45 @@ def test_records_transform_record_returns_are_redacted_and_counted(project, tmp_
     assert "(deployed with [REDACTED:github-token])" in records[-1]["content"]
     total, per_class = _redactions(summary)
     assert total == 2 and per_class.get("github-token") == 1, summary
+
+
+# Version 2 hooks that add records before mapping: each added record holds a planted secret (a
+# GitHub token; the run's input from the raw record, an AWS key id), and every one is mapped,
+# redacted and counted like the records the file holds.
+ADDING_HOOKS = '''HOOKS_API = 2
+
+
+def transform_document(records, ctx):
+    first = records[0]
+    note = {"type": "user", "text": "context: " + json.dumps(first["input"]), "ts": first["ts"]}
+    return [note] + records
+
+
+def transform_record(record, ctx):
+    if record.get("type") == "call":
+        return [record, {"type": "assistant", "text": "calling with %s", "ts": record["ts"]}]
+    return record
+
+
+def transform_kind(record, ctx):
+    if ctx.kind == "result":
+        return [record, {"type": "assistant", "text": "key id %s seen", "ts": record["ts"]}]
+    return record
+'''
+
+
+def test_records_hooks_add_before_mapping_are_redacted_and_counted(project, tmp_path):
+    hooks = "import json\n" + ADDING_HOOKS % (GITHUB, AWS_ID)
+    records, summary = _clean(project, hooks, tmp_path / "out")
+    text = json.dumps(records)
+    for secret in (GITHUB, AWS_ID, SECRET_IN_RAW):
+        assert not leaks(secret, text), (secret, text[:2000])
+    roles = [r["role"] for r in records]
+    assert roles == ["meta", "user", "user", "assistant", "assistant", "tool", "assistant", "assistant"]
+    assert records[1]["content"].startswith("context: {") and "[REDACTED:github-token]" in records[1]["content"]
+    assert records[4]["content"] == "calling with [REDACTED:github-token]"
+    assert records[6]["content"].startswith("key id [REDACTED:")
+    total, per_class = _redactions(summary)
+    # the mapped key once; the GitHub token of the added context and of the split record; the AWS key id
+    assert total == 4, summary
+    assert per_class.get("github-token") == 2 and per_class.get("aws-access-key-id") == 1, summary

@@ -150,7 +150,8 @@ def transform_record(record, ctx):
     records = [*RECORDS, {"type": "assistant", "text": "drop me", "ts": TS.format(4)}]
     done = clean(tmp_path, capsys, source, {"s.jsonl": jsonl(records)})
     assert done.code == 0 and contents(done.outputs["s.jsonl"]) == ["hello", "hi"]
-    assert "2 x dropped by cleaner_hooks.transform_record" in done.summary
+    assert "2 x dropped by cleaner_hooks.transform_record (first at " in done.summary
+    assert "s.jsonl:2)" in done.summary
 
 
 @pytest.mark.parametrize(("returned", "message"), [
@@ -265,7 +266,8 @@ def transform_document(document, ctx):
 '''
     done = clean(tmp_path, capsys, source, {"a.jsonl": jsonl(RECORDS), "b.jsonl": jsonl(RECORDS)})
     assert done.code == 0 and list(done.outputs) == ["a.jsonl"]
-    assert "1 x file dropped by cleaner_hooks.transform_document" in done.summary
+    assert "1 x file dropped by cleaner_hooks.transform_document (first at " in done.summary
+    assert "b.jsonl)" in done.summary
 
 
 def test_a_jsonl_document_hook_must_return_a_list_of_records(tmp_path, capsys):

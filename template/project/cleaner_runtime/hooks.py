@@ -21,7 +21,6 @@ with ``info`` a dict ``{"key", "files"}``; the two newer hooks need version 2.
 from __future__ import annotations
 
 import inspect
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -36,6 +35,7 @@ SINCE = {"transform_document": 2, "transform_kind": 2}  # the hooks API version 
 ARGUMENTS = {"transform_document": "(document, ctx)", "transform_record": "(record, ctx)",
              "transform_kind": "(record, ctx)", "transform_session": "(records, ctx)"}
 LINE_CONTAINERS = ("jsonl", "csv", "tsv")  # read line by line: their document is the list of records
+Skip = Callable[[str, str], None]  # counts a skip: (reason, where)
 
 
 class HooksError(Exception):
@@ -113,14 +113,14 @@ class Hooks:
             setattr(self, hook.removeprefix("transform_"), function)
 
     # -- the calls: a hook that raises or returns something else than it may fails its session
-    def transform_document(self, document: Any, ctx: DocumentContext, skipped: Counter) -> Any:
+    def transform_document(self, document: Any, ctx: DocumentContext, skip: Skip) -> Any:
         """The document ``transform_document`` returns; None when it dropped the file (counted)."""
         try:
             out = self.document(document, ctx)
         except Exception as exc:
             raise _raised("transform_document", ctx.file, exc) from exc
         if out is None:
-            skipped["file dropped by cleaner_hooks.transform_document"] += 1
+            skip("file dropped by cleaner_hooks.transform_document", ctx.file)
             return None
         if ctx.container in LINE_CONTAINERS:
             if not isinstance(out, (list, tuple)):
@@ -131,12 +131,12 @@ class Hooks:
         return out
 
     def transform_records(self, record: dict, where: Where, kind_of: Callable[[dict], str | None],
-                          skipped: Counter) -> list[dict]:
+                          skip: Skip) -> list[dict]:
         """The records ``transform_record`` and then ``transform_kind`` make of one raw record."""
         records = [record]
         if self.record is not None:
             arg = RecordContext(where.file, where.line, str(where)) if self.api > 1 else str(where)
-            records = self._call("transform_record", self.record, record, arg, where, skipped)
+            records = self._call("transform_record", self.record, record, arg, where, skip)
         if self.kind is not None:
             out = []
             for item in records:
@@ -145,18 +145,18 @@ class Hooks:
                     out.append(item)
                     continue
                 ctx = RecordContext(where.file, where.line, str(where), kind)
-                out.extend(self._call("transform_kind", self.kind, item, ctx, where, skipped))
+                out.extend(self._call("transform_kind", self.kind, item, ctx, where, skip))
             records = out
         return records
 
     @staticmethod
-    def _call(hook: str, function: Callable, record: dict, arg: Any, where: Where, skipped: Counter) -> list[dict]:
+    def _call(hook: str, function: Callable, record: dict, arg: Any, where: Where, skip: Skip) -> list[dict]:
         try:
             out = function(record, arg)
         except Exception as exc:
             raise _raised(hook, str(where), exc) from exc
         if out is None or (isinstance(out, (list, tuple)) and not out):
-            skipped[f"dropped by cleaner_hooks.{hook}"] += 1
+            skip(f"dropped by cleaner_hooks.{hook}", str(where))
             return []
         if isinstance(out, dict):
             return [out]

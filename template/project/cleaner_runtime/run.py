@@ -75,6 +75,10 @@ class Outcome:
     kept: Counter = field(default_factory=Counter)  # ... and wrote
     pending: Any = field(default=None, repr=False, compare=False)  # the Committer's future for output
 
+    def skip(self, reason: str, where: str) -> None:
+        self.skipped[reason] += 1
+        self.examples.setdefault(reason, where)
+
     def settle(self) -> None:
         """Wait for the output's fsync and rename; if they failed, the session failed."""
         pending, self.pending = self.pending, None
@@ -136,7 +140,7 @@ class Cleaner:
         if self.hooks.document is not None:
             def transform(document: Any, container: str) -> Any:
                 ctx = DocumentContext(str(item.path), container)
-                return self.hooks.transform_document(document, ctx, outcome.skipped)
+                return self.hooks.transform_document(document, ctx, outcome.skip)
         for entry in read_records(item, settings["container"], path, self.limits, settings.get("document_key"),
                                   transform):
             if isinstance(entry, BadLine):
@@ -173,7 +177,7 @@ class Cleaner:
         try:
             builder = session.builder
             if self.hooks.per_record:
-                for record in self.hooks.transform_records(raw, where, self._kind_of, session.outcome.skipped):
+                for record in self.hooks.transform_records(raw, where, self._kind_of, session.outcome.skip):
                     builder.add(where, record)
             else:
                 builder.add(where, raw)
