@@ -65,6 +65,13 @@ def crash_setup(projects, tmp_path_factory):
     return project, raw, old, ref_files, old_files
 
 
+def _interruptible() -> None:
+    """Ctrl-C as at a terminal, whatever ran the suite: a shell starting a job in the background (`&`,
+    nohup, some CI runners) leaves SIGINT ignored, children inherit that, and Python then installs no
+    KeyboardInterrupt handler, so the cleaner would rightly go on (found running the suite that way)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_paused(project: Path, raw: Path, out: Path, ready: Path, number: int, stage: str,
                  jobs: str) -> tuple[subprocess.Popen, int, Path]:
     """Start the cleaner so that it stops at ``stage`` of its ``number``-th write (per process) and wait
@@ -74,7 +81,7 @@ def start_paused(project: Path, raw: Path, out: Path, ready: Path, number: int, 
     with log.open("wb") as stderr:
         proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
                                  "--output", str(out), "--jobs", jobs], stdout=subprocess.DEVNULL, stderr=stderr,
-                                env=env, start_new_session=True)
+                                env=env, start_new_session=True, preexec_fn=_interruptible)
     end = time.monotonic() + TIMEOUT
     while not ready.exists():
         if proc.poll() is not None:
