@@ -494,8 +494,9 @@ def _remove_pycache(project: Path) -> None:
 
 
 def complete(mapping: dict) -> dict:
-    """The mapping with every default written out, so the rendered tables say everything and a
-    later change of a default in the runtime can never silently change what a cleaner does."""
+    """The mapping with every default written out, so the answers file says everything that holds
+    something and a later change of a default in the runtime can never silently change what a
+    cleaner does (entries that hold nothing are left out of the file: ``cleaner_mapping``)."""
     check_mapping(mapping)
     return check_mapping(runtime_module("mapping").with_defaults(mapping))
 

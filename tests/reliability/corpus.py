@@ -42,6 +42,8 @@ WRONG_TYPE = "wrong value type"
 SURROGATE = "unusual characters"
 TOO_LARGE = "session too large"
 HOOK = "hook error"
+HOOKS_FILE = "hooks file unusable"
+MAPPING_FILE = "bad mapping file"
 INVALID_OUTPUT = "invalid output"
 INTERRUPTED = "interrupted"
 NOT_WRITTEN = "file cannot be written"
@@ -247,6 +249,12 @@ RAISING_HOOK = '''HOOKS_API = 1
 def transform_record(record, where):
     if record.get("text") == "There are two files.":
         raise ValueError("cannot handle this record")
+    return record
+'''
+MISSPELT_HOOK = '''HOOKS_API = 2
+
+
+def transform_recrod(record, ctx):
     return record
 '''
 INVALID_OUTPUT_HOOK = '''HOOKS_API = 1
@@ -536,6 +544,9 @@ CASES: list[Case] = [
     Case("hook-makes-invalid-output", file_case("h.jsonl", jsonl(BASE)), 1, INVALID_OUTPUT, hooks=INVALID_OUTPUT_HOOK,
          stderr=("output for h.jsonl fails validation at record line 2", "nothing written"),
          generator="hooks are edited after rendering"),
+    Case("hook-name-misspelt", file_case("h.jsonl", jsonl(BASE)), 2, HOOKS_FILE, hooks=MISSPELT_HOOK,
+         stderr=(("transform_recrod is not a hook (did you mean transform_record?); the hooks are transform_document, "
+                  "transform_record, transform_kind, transform_session"),), generator="hooks are edited after rendering"),
 ]
 
 # Rows covered by dedicated tests rather than by a corpus case.
@@ -543,5 +554,6 @@ COVERED_ELSEWHERE = {
     INTERRUPTED: "test_crash_safety.py (SIGKILL at random moments; SIGINT and SIGTERM exit 130)",
     NOT_WRITTEN: "test_crash_safety.py (a folder in the way of one output fails only that session)",
     BUG: "test_runtime_bug.py (a planted exception fails only its session)",
+    MAPPING_FILE: "tests/update/test_update.py (an answers file edited as YAML stops the cleaner, naming file:line:column)",
     EXISTING: "test_idempotence.py (results replaced atomically; failed sessions keep old output)",
 }
