@@ -95,6 +95,9 @@ META_NAMES = {
     "model": {"model", "model_name", "modelid", "model_id", "llm", "engine", "model_slug", "deployment"},
 }
 
+# the words of a field that names a person: it tells kinds apart only by values that name roles
+PERSON_WORDS = {"user", "username", "author", "sender", "speaker", "from", "owner", "assignee", "creator", "person",
+                "member", "participant", "actor", "who", "customer", "requester"}
 _WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -1270,6 +1273,13 @@ def _structure_score(groups: list[list[Rec]], exclude: tuple) -> float:
     return sum(distances) / len(distances)
 
 
+def _slots(groups: dict[Any, list[Rec]]) -> bool:
+    """Whether a person-named field's values are slots that recur in every file (a transcript's
+    ``spk_0``/``spk_1``) rather than people, who differ from one conversation to the next."""
+    files = {r.file for g in groups.values() for r in g}
+    return len(files) > 1 and all({r.file for r in g} == files for g in groups.values())
+
+
 def _discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_role: bool,
                    named: bool = False) -> tuple | None:
     """The field whose values best tell kinds apart in ``recs`` (None when nothing does).
@@ -1316,10 +1326,12 @@ def _discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_ro
                 vocab >= 0.8 and len(hits) >= 2) or (structure >= 0.5 and 2 <= len(groups) <= 12 and coverage >= 0.5)
             if len(groups) > 1 and len(groups) >= 0.6 * present and present > 4 and vocab < 0.5:
                 ok = False  # nearly one value per record: names or ids, not kinds
-            if not strong and ("id" in words(name) or "_".join(words(name)) in TOOL_NAME_FIELDS or (
+            if not strong and ("id" in words(str(path[-1])) or "_".join(words(name)) in TOOL_NAME_FIELDS or (
                     vocab < 0.5 and len(groups) > 1
                                                           and all(len(g) == 1 for g in groups.values()))):
                 ok = False  # an id, a tool's name, or a value no two records share: it names, it does not sort
+        if ok and vocab < 0.5 and set(words(str(path[-1]))) & PERSON_WORDS and not _slots(groups):
+            ok = False  # people (U07MAYA, a customer's name): a role rule keyed on a person is wrong for the next one
         if not ok:
             continue
         score = (3 if strong else 0) + 2 * vocab + 2 * structure + 2 * coverage - 0.1 * len(path)

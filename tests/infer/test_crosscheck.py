@@ -37,7 +37,9 @@ def test_a_speaker_who_opens_a_chat_is_not_taken_for_the_request(tmp_path):
                {"who": "B", "said": "My export failed again last night.", "t": T.format(1)},
                {"who": "A", "said": "Let me look at the export job logs.", "t": T.format(2)}]
     inf = infer([str(write(tmp_path, "chat.jsonl", records))])
-    assert role_of(inf, "who=A").confidence < CONFIDENT
+    # `who` names people (one file: nothing says A and B recur), so the records are one kind: a question
+    roles = [d for d in inf.decisions if d.key.startswith("kinds[") and d.key.endswith("].role")]
+    assert roles and all(d.confidence < CONFIDENT for d in roles)
 
 
 def test_a_closing_summary_that_repeats_the_answer_is_skipped(tmp_path):

@@ -113,3 +113,26 @@ def test_a_call_list_with_the_same_ids_but_other_arguments_is_not_a_repeat(tmp_p
         {"type": "Retry", "created_at": T.format(3), "content": second}]
     inf = infer([write(tmp_path, records)])
     assert decision(inf, "kinds[type=Retry].role").value != "skip"
+
+
+def test_people_do_not_split_kinds_but_slots_that_recur_in_every_file_do(tmp_path):
+    """`user: U07MAYA` names a person: a role rule keyed on it is wrong for the next person. Labels
+    that recur in every file (a transcript's spk_0 / spk_1) are slots, and do tell kinds apart."""
+    def messages(who: list[str]) -> list[dict]:
+        return [{"user": u, "ts": T.format(i), "text": f"message number {i} from whoever wrote it"}
+                for i, u in enumerate(who)]
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in messages(["U07MAYA", "U05BOT"] * 3)))
+    keys = {d.key for d in infer([str(one)]).decisions if d.key.endswith("].role")}
+    assert not any("U07MAYA" in k for k in keys)
+    two = tmp_path / "two"
+    two.mkdir()
+    for name in ("a", "b"):
+        (two / f"{name}.jsonl").write_text("".join(json.dumps({"speaker": r.pop("user"), **r}) + "\n"
+                                                   for r in messages(["spk_0", "spk_1"] * 3)))
+    keys = {d.key for d in infer([str(two)]).decisions if d.key.endswith("].role")}
+    assert {"kinds[speaker=spk_0].role", "kinds[speaker=spk_1].role"} <= keys
+    (two / "b.jsonl").unlink()  # one conversation: nothing says the labels recur
+    keys = {d.key for d in infer([str(two)]).decisions if d.key.endswith("].role")}
+    assert keys == {"kinds[all].role"}
