@@ -15,8 +15,8 @@ Verdicts come from two layers:
   ``jsonschema`` validation gives;
 * extra rules the schema cannot express: file encoding, one compact object per
   line, ... (``check_file``, as it reads each line), then meta first, real
-  timestamps, tool-call links, ... (``EXTRA_RULES``, one small function each),
-  each with a stable rule id; see ``RULES``.
+  timestamps, tool-call links, ... (``RECORD_RULES`` and ``SESSION_RULES``, one
+  small function each), each with a stable rule id; see ``RULES``.
 
 Each rule says where it comes from (``RULE_ORIGINS``): the schema, Lerim's
 rules for custom trace folders (the seed), or Letta's runtime validator
@@ -28,6 +28,7 @@ import datetime as _dt
 import functools
 import json
 import numbers
+import operator
 import os
 import re
 import tomllib
@@ -647,186 +648,328 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 _META_EXAMPLE = '{"role":"meta","source":"<agent>"}'
 
 
-def _extra_rules(records: list, lines: Sequence[int], complete: bool = True, partial: bool = False) -> list[Problem]:
-    """The rules the schema cannot express. With ``partial`` (Letta's ``{partial: true}``), a session
-    without a user or an assistant record is only a warning."""
-    problems: list[Problem] = []
-    add = problems.append
-    call_lines: dict[str, int] = {}
-    result_lines: dict[str, int] = {}
-    meta_line: int | None = None
-    meta_first_reported = False
-    has_user = has_assistant = False
-    prev_key: tuple[int, str] | None = None
-    prev_ts = ""
-    prev_line = 0
-    for index, record in enumerate(records):
-        line = lines[index]
-        if not isinstance(record, dict):
-            continue
-        role = record.get("role")
-        if role == "meta":
-            if line != 1:
-                if meta_line is None:
-                    add(Problem(line, "meta-first",
-                                f"the meta record is on line {line}; it must be the first line of the file"))
-                    meta_first_reported = True
-                else:
-                    add(Problem(line, "meta-once",
-                                "a second meta record; only line 1 may be meta — drop this one or "
-                                "split the file into one file per session"))
-            if meta_line is None:
-                meta_line = line
-            source = record.get("source", _MISSING)
-            if source is _MISSING or source is None or source == "":
-                add(Problem(line, "meta-source",
-                            "the meta record needs a non-empty source (your agent or workflow name)"))
-            elif isinstance(source, str) and not source.strip():
-                add(Problem(line, "meta-source",
-                            "the meta record's source is only whitespace; it must name your agent or workflow "
-                            "(Lerim's trace-folder rules), e.g. \"support-agent\""))
-            continue
-        if line == 1:
-            what = f"a {_short(role, 30)} record" if isinstance(role, str) else "a record without a role"
-            add(Problem(1, "meta-first",
-                        f"line 1 is {what}; the first line must be the meta record, e.g. {_META_EXAMPLE}"))
-            meta_first_reported = True
-        if not isinstance(role, str):
-            continue
-        # timestamps
-        ts = record.get("timestamp", _MISSING)
-        if ts is _MISSING:
-            add(Problem(line, "timestamp",
-                        f"missing timestamp; every non-meta record needs one, e.g. {_TS_EXAMPLE}"))
-        elif ts is None:
-            add(Problem(line, "timestamp",
-                        "timestamp is null; derive a real ISO-8601 time from the surrounding records"))
-        elif not isinstance(ts, str):
-            add(Problem(line, "timestamp",
-                        f"timestamp must be a string such as {_TS_EXAMPLE}, not {_kind(ts)}"))
-        else:
-            # records of one raw event share its time: the same string has the same verdict
-            key, why = (prev_key, "") if ts == prev_ts and prev_key is not None else _parse_timestamp(ts)
-            if key is None:
-                add(Problem(line, "timestamp", why))
+class _Session:
+    """The records of one file as the rules beyond the schema read them, sorted out in one pass
+    so that each rule walks only the records it judges.
+
+    ``metas``, ``assistants`` and ``tools`` are those records, ``meta_lines``, ``assistant_lines``
+    and ``tool_lines`` their line numbers. Every other record with a role needs a timestamp:
+    ``instants`` are the sort keys of those that are real instants, in file order, and
+    ``instant_at`` the records' indices; ``untimed`` the indices of the records whose timestamp is
+    not one. (Parallel lists of ints and existing objects: a large file hands the garbage
+    collector no new container per record to track.) ``line_one`` is the record on line 1 when it
+    is not the meta record, ``call_lines`` the line of the first call of each tool call id.
+    """
+
+    __slots__ = ("assistant_lines", "assistants", "call_lines", "has_user", "instant_at", "instants", "line_one",
+                 "lines", "meta_lines", "metas", "partial", "records", "tool_lines", "tools", "untimed")
+
+    def __init__(self, records: list, lines: Sequence[int], partial: bool) -> None:
+        self.records = records
+        self.lines = lines
+        self.partial = partial
+        self.metas: list[dict] = []
+        self.meta_lines: list[int] = []
+        self.instants: list[tuple[int, str]] = []
+        self.instant_at: list[int] = []
+        self.untimed: list[int] = []
+        self.assistants: list[dict] = []
+        self.assistant_lines: list[int] = []
+        self.tools: list[dict] = []
+        self.tool_lines: list[int] = []
+        # lines only grow, so only the first record can be on line 1
+        first = records[0] if records and lines[0] == 1 else None
+        self.line_one: dict | None = first if isinstance(first, dict) and first.get("role") != "meta" else None
+        has_user = False
+        instant, instant_at, untimed = self.instants.append, self.instant_at.append, self.untimed.append
+        prev_key: tuple[int, str] | None = None
+        prev_ts: str | None = None
+        for index, record in enumerate(records):
+            if not isinstance(record, dict):
+                continue
+            role = record.get("role")
+            if role == "meta":
+                self.metas.append(record)
+                self.meta_lines.append(lines[index])
+                continue
+            if not isinstance(role, str):
+                continue
+            ts = record.get("timestamp")
+            if not isinstance(ts, str):
+                untimed(index)
+            elif ts == prev_ts:  # records of one raw event share its time, and its verdict
+                instant(prev_key)
+                instant_at(index)
             else:
-                if prev_key is not None and key < prev_key:
-                    add(Problem(line, "timestamp-order",
-                                f"timestamp {ts} is earlier than {prev_ts} on line {prev_line}; "
-                                "keep records in chronological order (or check the zone offsets)",
-                                "warning"))
-                prev_key, prev_ts, prev_line = key, ts, line
-        if role == "user":
-            has_user = True
-        elif role == "assistant":
-            has_assistant = True
-            _assistant_rules(record, line, call_lines, add)
-        elif role == "tool":
-            call_id = record.get("tool_call_id")
-            if call_id == "":
-                add(Problem(line, "tool-link",
-                            "tool_call_id is empty; set it to the id of the tool call this result answers"))
-            elif isinstance(call_id, str):
-                if call_id not in call_lines:
-                    later = _later_call_line(records, lines, index, call_id)
-                    if later is not None:
-                        add(Problem(line, "tool-link",
-                                    f"tool result for {_short(call_id)} comes before its call on line {later}; "
-                                    "a result must follow the assistant record that made the call"))
-                    else:
-                        add(Problem(line, "tool-link",
-                                    f"tool result for {_short(call_id)} matches no earlier tool call; "
-                                    "fix the id or drop the orphan result"))
-                elif call_id in result_lines:
-                    add(Problem(line, "duplicate-result",
-                                f"a second result for tool call {_short(call_id)} (the first is on line "
-                                f"{result_lines[call_id]}); keep one result per call", "warning"))
+                key = _parse_timestamp(ts)[0]
+                if key is None:
+                    untimed(index)
                 else:
-                    result_lines[call_id] = line
-    if not complete:
-        return problems  # a line that could not be read may hold what looks missing
-    if meta_line is None and not meta_first_reported:
+                    instant(key)
+                    instant_at(index)
+                    prev_key, prev_ts = key, ts
+            if role == "user":
+                has_user = True
+            elif role == "assistant":
+                self.assistants.append(record)
+                self.assistant_lines.append(lines[index])
+            elif role == "tool":
+                self.tools.append(record)
+                self.tool_lines.append(lines[index])
+        self.has_user = has_user
+        self.call_lines: dict[str, int] = {}
+        if self.tools:
+            call_lines = self.call_lines
+            for record, line in zip(self.assistants, self.assistant_lines):
+                calls = record.get("tool_calls")
+                if isinstance(calls, list):
+                    for call in calls:
+                        if isinstance(call, dict):
+                            call_id = call.get("id")
+                            if isinstance(call_id, str) and call_id and call_id not in call_lines:
+                                call_lines[call_id] = line
+
+
+def _meta_first(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``meta-first`` (seed, Letta): line 1 is the meta record. Said at the first meta record when
+    it is on a later line, and at the record that is on line 1 instead (``_meta_missing`` says it
+    of a file without any meta record)."""
+    if session.meta_lines and session.meta_lines[0] != 1:
+        line = session.meta_lines[0]
+        add(Problem(line, "meta-first", f"the meta record is on line {line}; it must be the first line of the file"))
+    if session.line_one is not None:
+        role = session.line_one.get("role")
+        what = f"a {_short(role, 30)} record" if isinstance(role, str) else "a record without a role"
+        add(Problem(1, "meta-first", f"line 1 is {what}; the first line must be the meta record, e.g. {_META_EXAMPLE}"))
+
+
+def _meta_once(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``meta-once`` (seed, Letta): no record after the first meta record is a meta record."""
+    for line in session.meta_lines[1:]:
+        add(Problem(line, "meta-once",
+                    "a second meta record; only line 1 may be meta — drop this one or "
+                    "split the file into one file per session"))
+
+
+def _meta_source(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``meta-source`` (schema, seed, Letta): the meta record names its source. The schema and Letta
+    reject a missing or empty one, the seed (Lerim's trace-folder rules) one of only whitespace."""
+    for record, line in zip(session.metas, session.meta_lines):
+        source = record.get("source", _MISSING)
+        if source is _MISSING or source is None or source == "":
+            add(Problem(line, "meta-source", "the meta record needs a non-empty source (your agent or workflow name)"))
+        elif isinstance(source, str) and not source.strip():
+            add(Problem(line, "meta-source",
+                        "the meta record's source is only whitespace; it must name your agent or workflow "
+                        "(Lerim's trace-folder rules), e.g. \"support-agent\""))
+
+
+def _timestamp(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``timestamp`` (schema, seed, Letta): every record but the meta record has a timestamp that is
+    a real ISO-8601 instant with a zone, in ASCII digits. The schema and Letta check its pattern;
+    the seed asks for an instant that exists (no February 30th, no hour 25)."""
+    for index in session.untimed:
+        line = session.lines[index]
+        ts = session.records[index].get("timestamp", _MISSING)
+        if ts is _MISSING:
+            add(Problem(line, "timestamp", f"missing timestamp; every non-meta record needs one, e.g. {_TS_EXAMPLE}"))
+        elif ts is None:
+            add(Problem(line, "timestamp", "timestamp is null; derive a real ISO-8601 time from the surrounding records"))
+        elif not isinstance(ts, str):
+            add(Problem(line, "timestamp", f"timestamp must be a string such as {_TS_EXAMPLE}, not {_kind(ts)}"))
+        else:
+            add(Problem(line, "timestamp", _parse_timestamp(ts)[1]))
+
+
+def _timestamp_order(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``timestamp-order`` (seed), a warning: timestamps never go backwards. Instants are compared, not
+    strings, so zone offsets count; a record without a real instant is passed over."""
+    keys = session.instants
+    if all(map(operator.le, keys, keys[1:])):  # the common case, judged at C speed
+        return
+    records, lines, at = session.records, session.lines, session.instant_at
+    for i in range(1, len(keys)):
+        if keys[i] < keys[i - 1]:
+            add(Problem(lines[at[i]], "timestamp-order",
+                        f"timestamp {records[at[i]]['timestamp']} is earlier than {records[at[i - 1]]['timestamp']} "
+                        f"on line {lines[at[i - 1]]}; keep records in chronological order (or check the zone offsets)",
+                        "warning"))
+
+
+def _assistant_content(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``assistant-content`` (schema, seed, Letta): an assistant record's content is null exactly when
+    it has tool_calls (a non-empty list), else non-empty text."""
+    for record, line in zip(session.assistants, session.assistant_lines):
+        content = record.get("content", _MISSING)
+        calls = record.get("tool_calls", _MISSING)
+        if calls is not _MISSING:
+            if content is not None and content is not _MISSING:
+                add(Problem(line, "assistant-content",
+                            "an assistant record with tool_calls must have content null; move the text "
+                            "into its own assistant record"))
+            elif content is _MISSING:
+                add(Problem(line, "assistant-content",
+                            'content is missing; an assistant record with tool_calls needs "content":null'))
+            if isinstance(calls, list) and not calls:
+                add(Problem(line, "assistant-content",
+                            "tool_calls is an empty list; drop the key (and give the reply text in content) "
+                            "or list the calls"))
+        elif content is None:
+            add(Problem(line, "assistant-content",
+                        "content is null but there are no tool_calls; null content is only for tool-call "
+                        "steps — give the reply text or add the calls"))
+        elif content == "":
+            add(Problem(line, "assistant-content",
+                        "content is empty; an assistant reply needs non-empty text — fill it or drop the record"))
+
+
+def _tool_calls(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``duplicate-call-id`` (Letta): tool call ids are unique within the file; ``args-object`` (seed,
+    Letta): a call's args is a string holding a JSON object. One function for both: they are
+    judged call by call, and each call's problems are reported together, in call order."""
+    seen: dict[str, int] = {}
+    for record, line in zip(session.assistants, session.assistant_lines):
+        calls = record.get("tool_calls")
+        if not isinstance(calls, list):
+            continue
+        for position, call in enumerate(calls):
+            if not isinstance(call, dict):
+                continue
+            call_id = call.get("id")
+            if isinstance(call_id, str) and call_id:
+                if call_id in seen:
+                    add(Problem(line, "duplicate-call-id",
+                                f"tool_calls[{position}].id {_short(call_id)} is already used on line "
+                                f"{seen[call_id]}; tool call ids must be unique within a file (e.g. add a suffix "
+                                "like __2)"))
+                else:
+                    seen[call_id] = line
+            if "args" not in call:
+                continue
+            args = call["args"]
+            if isinstance(args, str):
+                try:
+                    parsed = _load_json(args)
+                except (ValueError, RecursionError) as exc:
+                    reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc) or "too deep"
+                    add(Problem(line, "args-object",
+                                f"tool_calls[{position}].args is not valid JSON ({_one_line(reason, 80)}); "
+                                "serialize the arguments object with json.dumps, e.g. {\"_raw\": \"...\"} for raw "
+                                "text"))
+                    continue
+                if not isinstance(parsed, dict):
+                    add(Problem(line, "args-object",
+                                f"tool_calls[{position}].args holds a JSON {_kind(parsed)}, not an object; wrap it "
+                                "in an object, e.g. {\"input\": ...}"))
+            elif isinstance(args, dict):
+                add(Problem(line, "args-object",
+                            f"tool_calls[{position}].args is a nested object; serialize it to a string with "
+                            "json.dumps(args)"))
+            else:
+                add(Problem(line, "args-object",
+                            f"tool_calls[{position}].args must be a string holding a JSON object, not {_kind(args)}"))
+
+
+def _tool_link(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``tool-link`` (seed, Letta): each tool record answers a tool call made earlier in the file.
+    Letta rejects a result whose call is nowhere; the seed also one that comes before its call."""
+    call_lines = session.call_lines
+    for record, line in zip(session.tools, session.tool_lines):
+        call_id = record.get("tool_call_id")
+        if call_id == "":
+            add(Problem(line, "tool-link", "tool_call_id is empty; set it to the id of the tool call this result answers"))
+        elif isinstance(call_id, str):
+            first = call_lines.get(call_id)
+            if first is None:
+                add(Problem(line, "tool-link",
+                            f"tool result for {_short(call_id)} matches no earlier tool call; "
+                            "fix the id or drop the orphan result"))
+            elif first > line:
+                add(Problem(line, "tool-link",
+                            f"tool result for {_short(call_id)} comes before its call on line {first}; "
+                            "a result must follow the assistant record that made the call"))
+
+
+def _duplicate_result(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``duplicate-result`` (cleaner), a warning: each tool call has at most one result. Neither the
+    schema nor Letta forbids a second; trajectory-cleaner advises against it."""
+    call_lines = session.call_lines
+    answered: dict[str, int] = {}
+    for record, line in zip(session.tools, session.tool_lines):
+        call_id = record.get("tool_call_id")
+        first = call_lines.get(call_id) if isinstance(call_id, str) else None
+        if first is None or first > line:
+            continue  # no call before this result: tool-link's to say
+        if call_id in answered:
+            add(Problem(line, "duplicate-result",
+                        f"a second result for tool call {_short(call_id)} (the first is on line "
+                        f"{answered[call_id]}); keep one result per call", "warning"))
+        else:
+            answered[call_id] = line
+
+
+def _meta_missing(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``meta-first`` (seed, Letta), of the file as a whole: it has a meta record at all (when line 1
+    holds another record, ``_meta_first`` has said so there)."""
+    if not session.metas and session.line_one is None:
         add(Problem(None, "meta-first", f"the file has no meta record; put {_META_EXAMPLE} on line 1"))
-    severity = "warning" if partial else "error"
-    if not has_user:
+
+
+def _no_user(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``no-user`` (Letta): the session has a user record; a warning with ``partial``, as Letta's
+    ``validateTranscript(records, {partial: true})`` accepts a session without one."""
+    if not session.has_user:
         add(Problem(None, "no-user",
                     f"the session has no user record, which {_LETTA} rejects (\"Transcript must contain at "
-                    "least one user record\"); add the request or trigger that started the run", severity))
-    if not has_assistant:
+                    "least one user record\"); add the request or trigger that started the run",
+                    "warning" if session.partial else "error"))
+
+
+def _no_assistant(session: _Session, add: Callable[[Problem], None]) -> None:
+    """``no-assistant`` (Letta): the session has an assistant record; a warning with ``partial``, as
+    Letta's ``validateTranscript(records, {partial: true})`` accepts a session without one."""
+    if not session.assistants:
         add(Problem(None, "no-assistant",
                     f"the session has no assistant record, which {_LETTA} rejects (\"Transcript must contain "
-                    "at least one assistant record\"); add the agent's reply or tool calls", severity))
+                    "at least one assistant record\"); add the agent's reply or tool calls",
+                    "warning" if session.partial else "error"))
+
+
+#: The rules about records, in the order their problems on one line are reported.
+RECORD_RULES: tuple[Callable[[_Session, Callable[[Problem], None]], None], ...] = (
+    _meta_first,
+    _meta_once,
+    _meta_source,
+    _timestamp,
+    _timestamp_order,
+    _assistant_content,
+    _tool_calls,
+    _tool_link,
+    _duplicate_result,
+)
+#: The rules about the session as a whole, reported after every line's, in this order. They stay
+#: quiet when a line could not be read: it may hold what looks missing.
+SESSION_RULES: tuple[Callable[[_Session, Callable[[Problem], None]], None], ...] = (
+    _meta_missing,
+    _no_user,
+    _no_assistant,
+)
+
+
+def _extra_rules(records: list, lines: Sequence[int], complete: bool = True, partial: bool = False) -> list[Problem]:
+    """The rules the schema cannot express, run rule after rule over the file. The caller sorts the
+    problems by line with a stable sort, so one line's problems come in the tables' order. With
+    ``partial`` (Letta's ``{partial: true}``), a session without a user or an assistant record is
+    only a warning."""
+    session = _Session(records, lines, partial)
+    problems: list[Problem] = []
+    add = problems.append
+    for rule in RECORD_RULES:
+        rule(session, add)
+    if complete:
+        for rule in SESSION_RULES:
+            rule(session, add)
     return problems
-
-
-def _later_call_line(records: list, lines: Sequence[int], index: int, call_id: str) -> int | None:
-    for later in range(index + 1, len(records)):
-        record = records[later]
-        if isinstance(record, dict) and record.get("role") == "assistant":
-            calls = record.get("tool_calls")
-            if isinstance(calls, list) and any(isinstance(c, dict) and c.get("id") == call_id for c in calls):
-                return lines[later]
-    return None
-
-
-def _assistant_rules(record: dict, line: int, call_lines: dict[str, int], add: Callable[[Problem], None]) -> None:
-    content = record.get("content", _MISSING)
-    calls = record.get("tool_calls", _MISSING)
-    if calls is not _MISSING:
-        if content is not None and content is not _MISSING:
-            add(Problem(line, "assistant-content",
-                        "an assistant record with tool_calls must have content null; move the text "
-                        "into its own assistant record"))
-        elif content is _MISSING:
-            add(Problem(line, "assistant-content",
-                        'content is missing; an assistant record with tool_calls needs "content":null'))
-        if isinstance(calls, list) and not calls:
-            add(Problem(line, "assistant-content",
-                        "tool_calls is an empty list; drop the key (and give the reply text in content) "
-                        "or list the calls"))
-    elif content is None:
-        add(Problem(line, "assistant-content",
-                    "content is null but there are no tool_calls; null content is only for tool-call "
-                    "steps — give the reply text or add the calls"))
-    elif content == "":
-        add(Problem(line, "assistant-content",
-                    "content is empty; an assistant reply needs non-empty text — fill it or drop the record"))
-    if not isinstance(calls, list):
-        return
-    for position, call in enumerate(calls):
-        if not isinstance(call, dict):
-            continue
-        where = f"tool_calls[{position}]"
-        call_id = call.get("id")
-        if isinstance(call_id, str) and call_id:
-            if call_id in call_lines:
-                add(Problem(line, "duplicate-call-id",
-                            f"{where}.id {_short(call_id)} is already used on line {call_lines[call_id]}; "
-                            "tool call ids must be unique within a file (e.g. add a suffix like __2)"))
-            else:
-                call_lines[call_id] = line
-        if "args" not in call:
-            continue
-        args = call["args"]
-        if isinstance(args, str):
-            try:
-                parsed = _load_json(args)
-            except (ValueError, RecursionError) as exc:
-                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc) or "too deep"
-                add(Problem(line, "args-object",
-                            f"{where}.args is not valid JSON ({_one_line(reason, 80)}); serialize the "
-                            "arguments object with json.dumps, e.g. {\"_raw\": \"...\"} for raw text"))
-                continue
-            if not isinstance(parsed, dict):
-                add(Problem(line, "args-object",
-                            f"{where}.args holds a JSON {_kind(parsed)}, not an object; wrap it in an "
-                            "object, e.g. {\"input\": ...}"))
-        elif isinstance(args, dict):
-            add(Problem(line, "args-object",
-                        f"{where}.args is a nested object; serialize it to a string with json.dumps(args)"))
-        else:
-            add(Problem(line, "args-object",
-                        f"{where}.args must be a string holding a JSON object, not {_kind(args)}"))
 
 
 # --------------------------------------------------------------------------
