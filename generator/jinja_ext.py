@@ -117,11 +117,12 @@ def json_block(value: Any, spread: bool = False) -> str:
 
 def answers_json(answers: dict) -> str:
     """A render's answers as the answers file records them: without copier's own keys (``_src_path``
-    is the absolute path of the install that rendered the project, meaningless anywhere else) and
-    without the mapping's entries that hold nothing but their default, one key a line."""
+    is the absolute path of the install that rendered the project, meaningless anywhere else),
+    without the mapping's entries that hold nothing but their default and without an empty
+    ``prompt_context``, one key a line."""
     from generator.paths import runtime_module
 
-    kept = {key: value for key, value in answers.items() if not str(key).startswith("_")}
+    kept = {key: value for key, value in answers.items() if not str(key).startswith("_") and value != {}}
     return json_block(runtime_module("mapping").without_empty_defaults(kept), spread=True)
 
 
