@@ -36,7 +36,9 @@ _TOKEN = re.compile(r"[A-Za-z_][\w.:\-/]{0,79}")
 
 
 def norm(key: Any) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", str(key))).strip("_").lower()
+    """``toolCallId`` / ``tool-call-id`` / ``TOOL_CALL_ID`` -> ``tool_call_id`` (lower-cased before the
+    separators are collapsed: upper-case names and values keep their letters)."""
+    return re.sub(r"[^a-z0-9]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", str(key)).lower()).strip("_")
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,8 @@ from generator.infer.notes import note_flag
 from generator.infer.opening import document_opening
 from generator.infer.outcomes import error_text, outcome
 from generator.infer.speakers import split_by_speaker
+from generator.infer.steps import group_spans, steps_answering_calls, uncalled_steps
+from generator.infer.timing import end_times, session_order
 from generator.inspect import (
     DEFINITIONS_ONLY,
     LIST,
@@ -230,6 +232,7 @@ class KindPlan:
     has_extra: list = field(default_factory=list)
     text_fields: list = field(default_factory=list)
     speaker: tuple | None = None  # (path, values naming the user): those records are the user's
+    timestamp: tuple | None = None  # the kind's own time field (an output's end time)
 
 
 class Inferrer:
@@ -281,6 +284,9 @@ class Inferrer:
         for plan in self.plans:
             self.finish_role(plan)
         adopt_call_lists(self)
+        steps_answering_calls(self)
+        group_spans(self)
+        uncalled_steps(self)
         split_by_speaker(self)
         trigger_as_user(self)
         streamed_results(self)
@@ -303,6 +309,8 @@ class Inferrer:
         if opening:
             mapping["session"]["opening"] = opening
         mapping["timestamps"] = self.timestamps()
+        end_times(self, mapping["timestamps"]["fields"])
+        session_order(self, mapping["session"], mapping["timestamps"]["fields"])
         mapping["meta"] = self.meta()
         if self.document_used:
             mapping["input"]["document_key"] = self.decide(
@@ -745,7 +753,8 @@ class Inferrer:
     def id_link(self, link) -> bool:
         """A link by call id: not a parent/thread reference, not a tool name repeated by its result."""
         names = {"name", "tool_name", "function_name", "tool", "function"}
-        return not self.parentish(link.target_path) and norm(link.target_path[-1]) not in names and norm(
+        return not self.parentish(link.target_path) and not self.parentish(link.source_path) \
+            and norm(link.target_path[-1]) not in names and norm(
             link.source_path[-1]) not in names
 
     def parentish(self, path: tuple) -> bool:
@@ -1166,6 +1175,8 @@ class Inferrer:
         if k.lacks:
             rule["lacks"] = [mapping_path(p) for p in k.lacks]
         rule["role"] = plan.role
+        if plan.timestamp and plan.role != "skip":
+            rule["timestamp"] = [mapping_path(plan.timestamp)]
         if plan.emit:
             rule["emit"] = plan.emit
             return rule

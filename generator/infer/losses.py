@@ -43,6 +43,7 @@ MEDIA_KEYS = {"attachments", "attachment", "files", "image", "image_url", "image
 # the name of a file a message carries is context to keep (what was attached), however short
 FILE_NAME_KEYS = {"attachment", "attachment_name", "attachment_file", "attachment_filename", "file_name", "filename",
                   "attached_file"}
+SYSTEM_ROLES = {"system", "developer"}
 LOSING_SKIPS = ("tool result with no earlier call", "tool result with no link", "duplicate tool result",
                 "tool call without a tool name", "unknown block type")
 _SPACES = re.compile(r"\s+")
@@ -98,6 +99,8 @@ def prose_fields(value: Any, path: tuple = (), skip_key: str | None = None) -> l
             if (is_prose(node) or named) and not (link and (media or any(w.lower() in MEDIA_KEYS for w in where))):
                 out.append((".".join(where), node))
         elif isinstance(node, dict):
+            if str(node.get("role", "")).lower() in SYSTEM_ROLES:
+                continue  # a system prompt in a model call's input: omitted, as Letta's normalizer does
             inside = media or str(node.get("type", "")).lower() in MEDIA_KEYS
             items = [(k, v) for k, v in node.items() if k != skip_key and str(k).lower() not in NOISE_KEYS]
             stack.extend(((*where, str(key)), item, inside) for key, item in reversed(items))  # in order

@@ -21,8 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from generator.infer.calls import norm
-from generator.infer.losses import _squash, is_prose
-from generator.inspect import LIST, dotted, get, mapping_path, profile_fields
+from generator.infer.crosscheck import _kept_text
+from generator.infer.losses import _squash, _windows, is_prose, prose_fields
+from generator.inspect import LIST, dotted, get, mapping_path, profile_fields, time_name_rank
 
 REQUEST_WORDS = {"subject", "description", "question", "task", "prompt", "input", "inputs", "query", "request",
                  "message", "problem", "issue", "instruction", "instructions", "goal", "body", "text"}
@@ -65,14 +66,16 @@ def request_fields(documents: list[dict]) -> list[tuple]:
 
 
 def _opening_time(inferrer: Any, documents: list[dict]) -> tuple | None:
+    """The document's time: the field named as the records' time field, else the one named most
+    like a time of creation (``timestamp``, ``created_at``)."""
     stats = profile_fields(documents)
     names = {norm(t.path[-1]) for t in inferrer.p.times[:1]}
+    found = []
     for path, stat in stats.items():
         fmt, share = stat.time_format()
-        if LIST not in path and len(path) == 1 and stat.records == len(documents) and fmt and share >= 0.8 \
-                and norm(path[-1]) in names:
-            return path
-    return None
+        if LIST not in path and len(path) == 1 and stat.records == len(documents) and fmt and share >= 0.8:
+            found.append((norm(path[-1]) not in names, time_name_rank(path), path))
+    return min(found)[2] if found else None
 
 
 def document_opening(inferrer: Any) -> list[dict]:
@@ -105,4 +108,33 @@ def document_opening(inferrer: Any) -> list[dict]:
                 inferrer.decide(f"kinds[{plan.kind.key}].same", {dotted(content): dotted((doc, *field))}, 0.85,
                                 f"in every document one record's `{dotted(content)}` repeats `{dotted(field)}`, "
                                 "which the opening writes: that record is skipped")
+                if all(_squash(str(get(rec.data, content) or "")) == _squash(get(rec.envelope, field))
+                       for rec in plan.kind.recs):
+                    plan.role = "skip"  # every record of the kind repeats it (an agent run's input): nothing left
+                    inferrer.forget(f"kinds[{plan.kind.key}].")
+                    inferrer.decide(f"kinds[{plan.kind.key}].role", "skip", 0.85,
+                                    f"every record's `{dotted(content)}` repeats `{dotted(field)}`, which the "
+                                    "opening writes")
+                break
+    _repeating_kinds(inferrer, fields)
     return [entry]
+
+
+def _repeating_kinds(inferrer: Any, fields: list[tuple]) -> None:
+    """A kind whose every text repeats the request or what other kinds write (an agent run's span:
+    its input the request, its output the last reply) says nothing new once the opening is written."""
+    for plan in inferrer.plans:
+        if plan.role in ("skip", "meta") or plan.emit:
+            continue
+        kept = _kept_text(inferrer, None, besides=plan)
+        texts = [(rec, text) for rec in plan.kind.recs for _, text in prose_fields(rec.data)]
+        if not texts or not all(any(_squash(text) == _squash(get(rec.envelope, f)) for f in fields)
+                                or all(w in kept for w in _windows(text)) for rec, text in texts):
+            continue
+        if not any(_squash(text) == _squash(get(rec.envelope, f)) for rec, text in texts for f in fields):
+            continue  # repeats alone are crosscheck.repeats_as_skip's to judge
+        plan.role = "skip"
+        inferrer.forget(f"kinds[{plan.kind.key}].")
+        inferrer.decide(f"kinds[{plan.kind.key}].role", "skip", 0.85,
+                        f"{plan.kind.count} record(s) whose texts repeat the request the opening writes and what "
+                        "other kinds write (a run's input and its last reply)")

@@ -27,6 +27,10 @@ FAILED_WORDS = {"error", "failed", "failure", "fail", "errored", "timeout", "tim
 EXIT_KEYS = {"exit_code", "exitcode", "return_code", "returncode", "rc", "exit_status"}
 HTTP_KEYS = {"status", "status_code", "http_status", "http_code", "response_status", "code"}
 ERROR_KEYS = {"error", "error_message", "err", "exception", "failure", "error_text"}
+# a span's status line (Langfuse's statusMessage): the error text where the output is absent
+ERROR_TEXT_KEYS = ERROR_KEYS | {"status_message", "status_description"}
+LEVEL_KEYS = {"level", "severity", "log_level", "levelname"}
+LEVEL_FAILED = {"error", "fatal", "critical", "err"}
 
 
 def _top(records: list[dict], key: str) -> list[Any]:
@@ -49,6 +53,10 @@ def outcome(records: list[dict], taken: set[str] = frozenset()) -> dict | None:
             words = {norm(v) for v in values}
             if words & OK_WORDS and words <= OK_WORDS | FAILED_WORDS:
                 return {"path": key, "values": sorted({v for v in values if norm(v) in OK_WORDS})}
+        if name in LEVEL_KEYS and all(isinstance(v, str) for v in values):
+            failed = {v for v in values if norm(v) in LEVEL_FAILED}
+            if failed and len(failed) < len(set(values)):  # a failed step logged at error level
+                return {"path": key, "values": sorted(set(values) - failed)}
         if name in EXIT_KEYS and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
             return {"path": key, "values": [0]}
         if name in HTTP_KEYS and all(isinstance(v, int) and not isinstance(v, bool) and 100 <= v <= 599
@@ -63,10 +71,10 @@ def outcome(records: list[dict], taken: set[str] = frozenset()) -> dict | None:
 
 
 def error_text(records: list[dict], content: tuple) -> str | None:
-    """A top-level error field holding text in records whose content field holds nothing."""
+    """A top-level error field (or status line) holding text in records whose content field holds nothing."""
     head = content[0] if content else None
     for key in dict.fromkeys(k for record in records for k in record):
-        if norm(key) not in ERROR_KEYS or key == head:
+        if norm(key) not in ERROR_TEXT_KEYS or key == head:
             continue
         if any(isinstance(record.get(key), str) and record[key].strip() and record.get(head) in (None, "", [], {})
                for record in records):
