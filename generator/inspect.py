@@ -917,6 +917,7 @@ def _nested_key(elements: list) -> str | None:
     if not dicts or len(dicts) < 0.9 * len(elements):
         return None
     counts: Counter = Counter()
+    maps: Counter = Counter()
     for element in dicts:
         for key, value in element.items():
             name = "_".join(words(str(key)))
@@ -927,12 +928,22 @@ def _nested_key(elements: list) -> str | None:
                 return None  # a message: the elements are the records
             if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
                 counts[key] += 1
-    if not counts:
-        return None
-    key, n = counts.most_common(1)[0]
-    if n < 0.8 * len(dicts) or "_".join(words(str(key))) not in NESTED_LIST_NAMES:
-        return None
-    return key
+            elif _node_map(value):
+                maps[key] += 1
+    key, n = counts.most_common(1)[0] if counts else (None, 0)
+    if key is not None and n >= 0.8 * len(dicts) and "_".join(words(str(key))) in NESTED_LIST_NAMES:
+        return key
+    key, n = maps.most_common(1)[0] if maps else (None, 0)
+    return key if key is not None and n >= 0.8 * len(dicts) else None
+
+
+def _node_map(value: Any) -> bool:
+    """An object of objects keyed by their own ids (a ChatGPT export's ``mapping`` of message nodes):
+    a record list written as a map, whatever its key is called."""
+    if not isinstance(value, dict) or len(value) < 2 or not all(isinstance(v, dict) for v in value.values()):
+        return False
+    own = sum(1 for k, v in value.items() if any(inner == k for inner in v.values() if isinstance(inner, str)))
+    return own >= 0.8 * len(value)
 
 
 def _read_elements(report: FileReport, elements: list, key: str, index: int, keep: int) -> list[Rec]:
@@ -945,6 +956,8 @@ def _read_elements(report: FileReport, elements: list, key: str, index: int, kee
     out = _Keep(index, keep)
     for e_no, element in enumerate(elements, start=1):
         inner = element.get(key) if isinstance(element, dict) else None
+        if isinstance(inner, dict):
+            inner = list(inner.values())  # a node map: its values are the records
         if not isinstance(inner, list):
             report.bad(f"{report.path} (element {e_no})", f"no list at `{key}`")
             continue
