@@ -257,6 +257,13 @@ class Inferrer:
         self.decisions = [d for d in self.decisions if d.key != key]
         return self.decide(key, value, confidence, evidence, candidates)
 
+    def skip(self, plan: KindPlan, evidence: str, confidence: float = 0.85) -> None:
+        """A later rule's finding that a kind is skipped: its earlier decisions go, this one stays."""
+        key = f"kinds[{plan.kind.key}]"
+        plan.role = "skip"
+        self.forget(f"{key}.")
+        self.decide(f"{key}.role", "skip", confidence, evidence)
+
     def forget(self, prefix: str) -> None:
         """Drop the decisions under ``prefix`` (a kind whose reading a later rule replaced)."""
         self.decisions = [d for d in self.decisions if not d.key.startswith(prefix)]

@@ -82,10 +82,8 @@ def repeats_as_skip(inferrer: Any) -> None:
             continue
         kept = _kept_text(inferrer, None, besides=plan)
         if all(any(window in kept for window in _windows(text)) for text in texts):
-            plan.role = "skip"
-            inferrer.forget(f"{key}.")
-            inferrer.decide(f"{key}.role", "skip", 0.85, f"{plan.kind.count} record(s) whose text repeats what "
-                            "other kinds already write (a closing summary, an echo): skipped and counted")
+            inferrer.skip(plan, f"{plan.kind.count} record(s) whose text repeats what "
+                          "other kinds already write (a closing summary, an echo): skipped and counted")
 
 
 def prose_in_skipped_kinds(inferrer: Any) -> None:
@@ -145,12 +143,8 @@ def streamed_results(inferrer: Any) -> None:
                 outputs[str(link)] = outputs.get(str(link), "") + text
             pieces = [(get(rec.data, piece.result_link), text) for rec, text in _texts(piece, piece.content[0])]
             if pieces and all(_squash(text) in _squash(outputs.get(str(link), "")) for link, text in pieces):
-                key = f"kinds[{piece.kind.key}]"
-                piece.role = "skip"
-                inferrer.forget(f"{key}.")
-                inferrer.decide(f"{key}.role", "skip", 0.85,
-                                f"{piece.kind.count} record(s) whose text is part of the output that "
-                                f"{whole.kind.key} records give for the same call (streamed pieces): a repeat")
+                inferrer.skip(piece, f"{piece.kind.count} record(s) whose text is part of the output that "
+                              f"{whole.kind.key} records give for the same call (streamed pieces): a repeat")
                 break
 
 
@@ -190,12 +184,8 @@ def streamed_messages(inferrer: Any) -> None:
                     _squash(text.rstrip().removesuffix(_ELLIPSIS[0]).removesuffix(_ELLIPSIS[1])) in
                     _squash(messages[rec.data[link]]) for rec, text in pieces):
                 continue
-            key = f"kinds[{piece.kind.key}]"
-            piece.role = "skip"
-            inferrer.forget(f"{key}.")
-            inferrer.decide(f"{key}.role", "skip", 0.85,
-                            f"{piece.kind.count} record(s) whose `{link}` names a {whole.kind.key} record and whose "
-                            "text is a piece of that record's text (streamed chunks): a repeat")
+            inferrer.skip(piece, f"{piece.kind.count} record(s) whose `{link}` names a {whole.kind.key} record and whose "
+                          "text is a piece of that record's text (streamed chunks): a repeat")
             break
 
 
@@ -267,7 +257,5 @@ def textless_messages(inferrer: Any) -> None:
             continue
         if any(prose_fields(rec.data) for rec in plan.kind.recs):
             continue
-        plan.role = "skip"
-        inferrer.forget(f"{key}.")
-        inferrer.decide(f"{key}.role", "skip", 0.85, f"{plan.kind.count} record(s) named like a message but holding "
-                        "no text (ids, status, usage): bookkeeping, skipped and counted")
+        inferrer.skip(plan, f"{plan.kind.count} record(s) named like a message but holding "
+                      "no text (ids, status, usage): bookkeeping, skipped and counted")

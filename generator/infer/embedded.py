@@ -237,11 +237,8 @@ def adopt_call_lists(inferrer: Any) -> None:
         if link is None or (plan.role == "tool_result" and plan.result_link == link[0]):
             continue
         if _repeats_calls(plan, link[0], arguments):
-            plan.role = "skip"
-            inferrer.forget(f"{key}.")
-            inferrer.decide(f"{key}.role", "skip", 0.85,
-                            f"{plan.kind.count} record(s) that repeat calls already written (the same id and "
-                            "arguments): skipped and counted")
+            inferrer.skip(plan, f"{plan.kind.count} record(s) that repeat calls already written (the same id and "
+                          "arguments): skipped and counted")
             continue
         content = plan.content or plan.output or [p for _, p, _ in plan.text_fields[:1]]
         if not content:

@@ -92,12 +92,8 @@ def group_spans(inferrer: Any) -> None:
                 children |= {str(get(rec.data, field)) for rec in kinds[child].recs}
         if path is None or not all(str(get(rec.data, path)) in children for rec in plan.kind.recs):
             continue
-        key = f"kinds[{plan.kind.key}]"
-        inferrer.forget(f"{key}.")
-        plan.role = "skip"
-        inferrer.decide(f"{key}.role", "skip", 0.85,
-                        f"{plan.kind.count} record(s), each the parent of calls, results or replies (by their "
-                        f"`{dotted(path)}`): a container whose output sums up theirs, not a result of its own")
+        inferrer.skip(plan, f"{plan.kind.count} record(s), each the parent of calls, results or replies (by their "
+                      f"`{dotted(path)}`): a container whose output sums up theirs, not a result of its own")
 
 
 def uncalled_steps(inferrer: Any) -> None:
