@@ -1343,8 +1343,10 @@ def _discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_ro
                     vocab < 0.5 and len(groups) > 1
                                                           and all(len(g) == 1 for g in groups.values()))):
                 ok = False  # an id, a tool's name, or a value no two records share: it names, it does not sort
-        if ok and vocab < 0.5 and set(words(str(path[-1]))) & PERSON_WORDS and not _slots(groups):
-            ok = False  # people (U07MAYA, a customer's name): a role rule keyed on a person is wrong for the next one
+        if ok and not strong and vocab < 0.5 and set(words(str(path[-1]))) & PERSON_WORDS and not _slots(groups):
+            # people (Slack's user: U07MAYA) told apart by shape alone: a role rule keyed on a person is wrong for
+            # the next one. A field named as the speaker (speaker: A/B) is asked about, value by value.
+            ok = False
         if not ok:
             continue
         score = (3 if strong else 0) + 2 * vocab + 2 * structure + 2 * coverage - 0.1 * len(path)
