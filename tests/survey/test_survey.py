@@ -27,6 +27,7 @@ def drive(keys: str, samples: Path, output: Path):
     state = State(profile_paths([str(samples)]), None, output=str(output))
     with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
         inp.send_text(keys)
+        inp.close()  # keys run out -> EOFError: a survey asking other questions fails, never waits forever
         result = survey(state, [samples], Asker(state))
     return state, result
 
