@@ -65,11 +65,18 @@ def crash_setup(projects, tmp_path_factory):
     return project, raw, old, ref_files, old_files
 
 
-def _interruptible() -> None:
+@contextlib.contextmanager
+def _interruptible():
     """Ctrl-C as at a terminal, whatever ran the suite: a shell starting a job in the background (`&`,
     nohup, some CI runners) leaves SIGINT ignored, children inherit that, and Python then installs no
-    KeyboardInterrupt handler, so the cleaner would rightly go on (found running the suite that way)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    KeyboardInterrupt handler, so the cleaner would rightly go on (found running the suite that way).
+    A handled signal is reset to its default in a child at exec; an ignored one is not: so SIGINT is
+    handled here while the cleaner starts."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def start_paused(project: Path, raw: Path, out: Path, ready: Path, number: int, stage: str,
@@ -78,10 +85,10 @@ def start_paused(project: Path, raw: Path, out: Path, ready: Path, number: int, 
     until it has: (the process group, the pid that stopped, the target it stopped at)."""
     env = {**os.environ, PAUSE_ENV: f"{number}:{stage}:{ready}"}
     log = ready.with_name("stderr.txt")
-    with log.open("wb") as stderr:
+    with log.open("wb") as stderr, _interruptible():
         proc = subprocess.Popen([sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(raw),
                                  "--output", str(out), "--jobs", jobs], stdout=subprocess.DEVNULL, stderr=stderr,
-                                env=env, start_new_session=True, preexec_fn=_interruptible)
+                                env=env, start_new_session=True)
     end = time.monotonic() + TIMEOUT
     while not ready.exists():
         if proc.poll() is not None:
