@@ -581,6 +581,63 @@ def _jobs(text: str) -> int | str:
     return "auto" if text.strip().lower() == "auto" else _positive(int)(text)
 
 
+def _shard(text: str) -> tuple[int, int]:
+    k, sep, n = text.partition("/")
+    try:
+        shard, count = int(k), int(n)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not K/N (for example 2/8)") from None
+    if not sep or count < 1 or not 1 <= shard <= count:
+        raise argparse.ArgumentTypeError(f"{text!r}: K/N needs 1 <= K <= N (shards are numbered from 1)")
+    return shard, count
+
+
+def shard_of(rel: str | os.PathLike, count: int) -> int:
+    """The shard (1..count) of an input file, from its path relative to --input: a SHA-256 of the
+    path with forward slashes, so it is the same on every machine, run and Python (never hash())."""
+    name = Path(rel).as_posix().encode("utf-8", "surrogateescape")
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(name).digest()[:8], "big") % count + 1
+
+
+def _listed_files(args: argparse.Namespace, source: Path) -> list[InputFile]:
+    """The files of --files-from (or of ``clean_file``), each named relative to --input."""
+    names = getattr(args, "file_list", None)
+    if names is None:
+        try:
+            if args.files_from == "-":
+                text = sys.stdin.read()
+            else:
+                text = Path(args.files_from).read_text(encoding="utf-8", errors="surrogateescape")
+        except OSError as exc:
+            raise UsageError(f"{args.files_from}: cannot read the --files-from list ({exc.strerror or exc})") from exc
+        names = [line.rstrip("\r") for line in text.split("\n")]
+    if not source.is_dir():
+        raise UsageError(f"{args.input}: --files-from needs --input to be the folder that holds the listed files")
+    root = source.resolve()
+    files: list[InputFile] = []
+    seen: set[Path] = set()
+    for name in names:
+        if not str(name).strip():
+            continue
+        path = Path(name).expanduser()
+        path = path if path.is_absolute() else source / path
+        if not path.is_file():
+            raise UsageError(f"{name}: listed in --files-from but not a readable file (paths are relative to --input)")
+        try:
+            rel = path.resolve().relative_to(root)
+        except ValueError:
+            raise UsageError(f"{name}: listed in --files-from but outside --input {args.input}") from None
+        if rel not in seen:
+            seen.add(rel)
+            files.append(InputFile(source / rel, rel))
+    if not files:
+        raise UsageError(f"{args.files_from}: the --files-from list names no file")
+    # in the order discover() walks a folder: a folder's files (by name), then its subfolders
+    return sorted(files, key=lambda item: [(1, part) for part in item.rel.parts[:-1]] + [(0, item.rel.name)])
+
+
 def available_cpus() -> int:
     """The CPUs this process may run on (its affinity, which containers and taskset narrow)."""
     try:
@@ -630,6 +687,14 @@ def build_parser(description: str) -> argparse.ArgumentParser:
                         help=f"largest JSON array/object file read, decompressed (default {MAX_DOCUMENT_MB})")
     parser.add_argument("--max-session-mb", type=_positive(float), default=MAX_SESSION_MB, metavar="MB",
                         help=f"largest cleaned session held in memory; larger ones fail (default {MAX_SESSION_MB})")
+    parser.add_argument("--files-from", metavar="FILE|-",
+                        help="clean only the files listed in FILE (one path a line; - reads stdin; blank lines "
+                             "ignored); relative paths are taken relative to --input, which must be the folder "
+                             "that holds them all, so the outputs are named as a run over the whole folder")
+    parser.add_argument("--shard", type=_shard, metavar="K/N",
+                        help="clean only shard K of N (1 <= K <= N): a file belongs to the shard given by a "
+                             "SHA-256 of its path relative to --input, the same on every machine and run; the "
+                             "N shards together clean every file exactly once")
     parser.add_argument("--quiet", action="store_true", help="print only the summary's problems")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
     parser.add_argument("--agent-prompt", action="store_true", help="print the embedded coding-agent prompt and exit")
@@ -733,9 +798,21 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: Hooks) -> int:
     exclude = output if output.resolve().is_relative_to(source.resolve()) and source.is_dir() else None
     not_read: list[tuple[str, str]] = []
     try:
-        files = discover(args.input, settings["input"]["include"], exclude, not_read)
+        if args.files_from is not None or getattr(args, "file_list", None) is not None:
+            files = _listed_files(args, source)
+        else:
+            files = discover(args.input, settings["input"]["include"], exclude, not_read)
     except InputError as exc:
         raise UsageError(str(exc)) from exc
+    layout = files  # the files whose names settle the output names (case clashes), before sharding
+    if args.shard is not None:
+        shard, count = args.shard
+        files = [item for item in files if shard_of(item.rel, count) == shard]
+        if settings["session"]["by"] == "field" and not args.quiet:
+            print("notice: session.by is field: a session is grouped only within this shard's files, so a "
+                  "session spread over files of several shards is written by each of them", file=sys.stderr)
+        if not files:
+            print(f"notice: shard {shard}/{count} holds none of the input files", file=sys.stderr)
     totals = Outcome("run")
     outcomes: list[Outcome] = []
     for path, reason in not_read:
@@ -744,13 +821,13 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: Hooks) -> int:
         else:
             totals.skipped[f"input entry not read: {reason}"] += 1
             totals.examples.setdefault(f"input entry not read: {reason}", path)
-    if not files and not outcomes:
+    if not layout and not outcomes:
         raise UsageError(f"{args.input}: no input files match {settings['input']['include']} (check --input or input.include in the mapping)")
     cleaner.inputs = {item.path.resolve() for item in files}
     progress = sys.stderr.isatty() and not args.quiet
     cleaner.committer = Committer()
     try:
-        _clean_all(cleaner, args, files, output, totals, outcomes, progress)
+        _clean_all(cleaner, args, files, output, totals, outcomes, progress, layout)
     except BaseException:
         if cleaner.helpers is not None:
             cleaner.helpers.stop(wait=False)
@@ -764,6 +841,9 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: Hooks) -> int:
     sync_folders((output / o.output).parent for o in outcomes if o.output)
     if progress:
         print(file=sys.stderr)
+    report = getattr(args, "report", None)
+    if report is not None:  # clean_file's view of the run
+        report.update(files=[str(item.path) for item in files], totals=totals, outcomes=outcomes)
     try:
         return _summarise(len(files), totals, outcomes, args.quiet)
     except BrokenPipeError:  # the sessions are written; only the summary's reader is gone
@@ -772,11 +852,16 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: Hooks) -> int:
 
 
 def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile], output: Path,
-               totals: Outcome, outcomes: list[Outcome], progress: bool) -> None:
-    """Clean every session as the mapping groups them, appending each one's outcome."""
+               totals: Outcome, outcomes: list[Outcome], progress: bool,
+               layout: list[InputFile] | None = None) -> None:
+    """Clean every session as the mapping groups them, appending each one's outcome. ``layout``
+    (all the files, when ``files`` is one shard of them) names the outputs as a whole run would."""
     settings = cleaner.mapping
     by = settings["session"]["by"]
-    jobs = _jobs_by_file(files) if by not in ("field", "element") else []
+    jobs = []
+    if by not in ("field", "element"):
+        chosen = {id(item) for item in files}
+        jobs = [job for job in _jobs_by_file(layout or files) if id(job.files[0]) in chosen]
     processes = resolve_jobs(args.jobs, files)
     if processes > 1 and len(jobs) <= 1 and settings["privacy"].get("redact", True):
         # sessions are cleaned here one at a time: the other processes redact the long strings of
