@@ -200,9 +200,11 @@ def test_ray_data_example(project: Path, raw: Path, whole: dict, tmp_path: Path)
     pytest.importorskip("ray")
     code = ENGINE_PREAMBLE + textwrap.dedent("""
         import ray
-        ray.init(num_cpus=2, runtime_env={"env_vars": {"PYTHONPATH": PROJECT}})
+        ray.init(num_cpus=2)
 
         def clean(row):
+            import sys
+            sys.path.insert(0, PROJECT)  # on the worker (a PYTHONPATH in runtime_env replaces the worker's own)
             from cleaner_runtime.api import clean_file
             result = clean_file(row["path"], OUT, root=RAW)
             return {"path": row["path"], "exit_code": result.exit_code, "written": result.written}
