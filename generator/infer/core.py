@@ -247,6 +247,7 @@ class Inferrer:
         self.native_rules = NATIVE_RULES.get(self.native.source) if self.native else None
         self.block_plans: dict[str, dict] = {}
         self.document_used: list[str] = []  # fields around the record list the mapping reads
+        self.opening_rules: list[dict] = []  # skip rules for records the session's opening already writes
         self.key_plans: dict[str, dict] = {}  # blocks.by_key entries
         self.call_sites: set[str] = set()
         self._tool_links: list | None = None
@@ -1235,7 +1236,7 @@ class Inferrer:
                 rules.append({**rule, "name": f"{rule['name']}: the user's", "match": match, "role": "user"})
             rules.append(rule)
         rules = collapse_skips(rules)
-        rules = [*getattr(self, "opening_rules", []), *merge_skips(rules)]
+        rules = [*self.opening_rules, *merge_skips(rules)]
         if self.native_rules:
             seen = {v for plan in self.plans for _, v in plan.kind.match}
             unseen = [t for t in self.native_rules["bookkeeping"] if t not in seen]

@@ -79,7 +79,6 @@ def _opening_time(inferrer: Any, documents: list[dict]) -> tuple | None:
 
 
 def document_opening(inferrer: Any) -> list[dict]:
-    inferrer.opening_rules = []
     documents = inferrer.envelopes()
     fields = request_fields(documents)
     if not fields:
@@ -109,12 +108,9 @@ def document_opening(inferrer: Any) -> list[dict]:
                                 f"in every document one record's `{dotted(content)}` repeats `{dotted(field)}`, "
                                 "which the opening writes: that record is skipped")
                 if all(_squash(str(get(rec.data, content) or "")) == _squash(get(rec.envelope, field))
-                       for rec in plan.kind.recs):
-                    plan.role = "skip"  # every record of the kind repeats it (an agent run's input): nothing left
-                    inferrer.forget(f"kinds[{plan.kind.key}].")
-                    inferrer.decide(f"kinds[{plan.kind.key}].role", "skip", 0.85,
-                                    f"every record's `{dotted(content)}` repeats `{dotted(field)}`, which the "
-                                    "opening writes")
+                       for rec in plan.kind.recs):  # every record repeats it (an agent run's input): nothing left
+                    inferrer.skip(plan, f"every record's `{dotted(content)}` repeats `{dotted(field)}`, which the "
+                                  "opening writes")
                 break
     _repeating_kinds(inferrer, fields)
     return [entry]
@@ -133,8 +129,5 @@ def _repeating_kinds(inferrer: Any, fields: list[tuple]) -> None:
             continue
         if not any(_squash(text) == _squash(get(rec.envelope, f)) for rec, text in texts for f in fields):
             continue  # repeats alone are crosscheck.repeats_as_skip's to judge
-        plan.role = "skip"
-        inferrer.forget(f"kinds[{plan.kind.key}].")
-        inferrer.decide(f"kinds[{plan.kind.key}].role", "skip", 0.85,
-                        f"{plan.kind.count} record(s) whose texts repeat the request the opening writes and what "
-                        "other kinds write (a run's input and its last reply)")
+        inferrer.skip(plan, f"{plan.kind.count} record(s) whose texts repeat the request the opening writes and "
+                      "what other kinds write (a run's input and its last reply)")

@@ -55,11 +55,10 @@ def _listed_calls(inferrer: Any, besides: Any) -> set[str]:
 
 
 def steps_answering_calls(inferrer: Any) -> None:
-    listed: dict[int, set[str]] = {}
     for plan in inferrer.plans:
         if plan.role not in ("tool_exchange", "tool_call") or not (plan.tool_name and plan.args and plan.output):
             continue
-        calls = listed.setdefault(id(plan), _listed_calls(inferrer, plan))
+        calls = _listed_calls(inferrer, plan)
         keys = [json.dumps([get(rec.data, plan.tool_name), _args(get(rec.data, plan.args))], sort_keys=True,
                            default=str) for rec in plan.kind.recs]
         if not calls or not all(key in calls for key in keys):
@@ -106,10 +105,6 @@ def uncalled_steps(inferrer: Any) -> None:
         names = {str(get(rec.data, plan.tool_name)) for rec in plan.kind.recs}
         if names & called:
             continue
-        key = f"kinds[{plan.kind.key}]"
-        inferrer.forget(f"{key}.")
         inferrer.call_sites.discard(f"kind:{plan.kind.key}")
-        plan.role = "skip"
-        inferrer.decide(f"{key}.role", "skip", 0.85,
-                        f"{plan.kind.count} record(s) named {', '.join(sorted(names)[:3])}: the model lists its calls "
-                        "and never calls these, so they are the platform's own events, not the agent's steps")
+        inferrer.skip(plan, f"{plan.kind.count} record(s) named {', '.join(sorted(names)[:3])}: the model lists its "
+                      "calls and never calls these, so they are the platform's own events, not the agent's steps")
