@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from generator.infer.addressed import addressed_calls
 from generator.infer.compose import compose
 from generator.infer.crosscheck import (
     prose_in_skipped_kinds,
@@ -35,6 +36,7 @@ from generator.infer.crosscheck import (
     trigger_as_user,
 )
 from generator.infer.embedded import adopt_call_lists
+from generator.infer.hidden import hidden_kinds
 from generator.infer.links import constant_within_sessions
 from generator.infer.notes import note_flag
 from generator.infer.opening import document_opening
@@ -81,7 +83,7 @@ CALL_ID_NAMES = ["call_id", "tool_call_id", "tool_use_id", "invocation_id", "act
                  "request_id", "span_id", "run_id", "use_id"]
 OK_TRUE = {"success", "succeeded", "ok", "passed", "is_success"}
 OK_FALSE = {"is_error", "error", "failed", "failure", "has_error", "errored"}
-PARENTISH = {"parent", "prev", "previous", "reply", "root", "thread", "conversation", "session", "trace", "after",
+PARENTISH = {"parent", "children", "child", "prev", "previous", "reply", "root", "thread", "conversation", "session", "trace", "after",
              "before", "source", "ref"}
 MEDIA = {"image", "img", "picture", "photo", "screenshot", "file", "document", "audio", "video", "attachment",
          "image_url", "input_image", "input_file", "input_audio", "blob", "binary", "pdf", "inline_data", "file_data"}
@@ -295,6 +297,8 @@ class Inferrer:
         steps_answering_calls(self)
         group_spans(self)
         uncalled_steps(self)
+        hidden_kinds(self)
+        addressed_calls(self)
         split_by_speaker(self)
         trigger_as_user(self)
         streamed_results(self)
@@ -561,13 +565,21 @@ class Inferrer:
             fill = kind.stats[bp].records / kind.count
             out.append((2.0 + fill, bp, "a list of typed content blocks"))
         for f in facts:
-            if f.type != "string" or f.name in WEAK_TEXT or f.fill < 0.2:
+            prose, tokenish = f.prose, f.tokenish
+            if f.type == "array" and f.path not in blocks:
+                parts = text_parts(kind.stats.get((*f.path, LIST)))
+                if parts is None:
+                    continue
+                prose, tokenish = parts.prose, parts.tokenish
+            elif f.type != "string":
+                continue
+            if f.name in WEAK_TEXT or f.fill < 0.2:
                 continue
             named = f.name in CONTENT_NAMES or f.name.replace("_", "") in CONTENT_NAMES
-            if not named and f.prose < 0.35:
+            if not named and prose < 0.35:
                 continue
-            score = f.fill * (1.0 + (0.6 if named else 0.0)) * (0.5 + min(f.prose, 1.0)) - 0.02 * len(f.path)
-            if f.tokenish and not named:
+            score = f.fill * (1.0 + (0.6 if named else 0.0)) * (0.5 + min(prose, 1.0)) - 0.02 * len(f.path)
+            if tokenish and not named:
                 continue
             out.append((score, f.path, "named like text" if named else "prose"))
         out.sort(key=lambda t: -t[0])
@@ -766,7 +778,9 @@ class Inferrer:
             link.source_path[-1]) not in names
 
     def parentish(self, path: tuple) -> bool:
-        ws = set(words(str(path[-1])))
+        """A tree reference (``parent_id``, ``children[]``), named by its last field name."""
+        named = [p for p in path if p != LIST]
+        ws = set(words(str(named[-1]))) if named else set()
         return bool(ws & PARENTISH) and not ws & {"call", "tool", "use", "invocation", "function"}
 
     def is_header(self, plan: KindPlan) -> bool:
@@ -998,7 +1012,7 @@ class Inferrer:
         the tool name it gives, for results that carry no link."""
         key = f"kinds[{plan.kind.key}]"
         records = [rec.data for rec in plan.kind.recs]
-        taken = {str(p[0]) for p in (*plan.content, plan.result_link) if p}
+        taken = {dotted(p) for p in (*plan.content, plan.result_link) if p}
         if not plan.ok:
             plan.ok = outcome(records, taken)
             if plan.ok:
@@ -1607,3 +1621,11 @@ def infer(paths: list[str], *, source: str | None = None, max_bytes: int = MAX_B
     """Profile the samples and propose a complete mapping with per-decision confidence."""
     profile = profile_paths(paths, max_bytes=max_bytes, progress=progress)
     return infer_profile(profile, source=source, answers=answers)
+
+
+def text_parts(items: Any) -> Any:
+    """The stat of a list's elements when they are all text (ChatGPT's ``content.parts``: a
+    message's paragraphs, which the cleaner joins with newlines), else None."""
+    if items is None or not items.str_count or set(items.types) - {"string", "null"}:
+        return None
+    return items

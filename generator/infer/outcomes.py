@@ -9,7 +9,8 @@ outcome loses the ``ok`` that Letta's consumers use.
 Contract: ``outcome(records, taken)`` -> the ``ok`` spec (docs/mapping.md) the records support,
 or None; ``error_text(records, content)`` -> a field holding text where the content field is
 absent (to read after it), or None. ``records`` are the raw records of one result kind; fields
-are found by their values (bool, status words, codes) and confirmed by their names.
+are found by their values (bool, status words, codes) and confirmed by their names, a record's own
+fields first, then fields of nested objects (up to four deep); error-presence fields only at the top.
 """
 
 from __future__ import annotations
@@ -33,15 +34,30 @@ LEVEL_KEYS = {"level", "severity", "log_level", "levelname"}
 LEVEL_FAILED = {"error", "fatal", "critical", "err"}
 
 
-def _top(records: list[dict], key: str) -> list[Any]:
+def _fields(record: dict, prefix: str = "", depth: int = 4) -> dict[str, Any]:
+    """Every field of a record by dotted path, objects entered (lists not), up to ``depth`` deep:
+    a status may sit in a nested object (ChatGPT's ``metadata.aggregate_result.status``)."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        path = f"{prefix}{key}"
+        out[path] = value
+        if isinstance(value, dict) and depth > 1:
+            out.update(_fields(value, f"{path}.", depth - 1))
+    return out
+
+
+def _values(records: list[dict], key: str) -> list[Any]:
     return [record[key] for record in records if key in record and record[key] is not None]
 
 
 def outcome(records: list[dict], taken: set[str] = frozenset()) -> dict | None:
-    keys = [k for k in dict.fromkeys(k for record in records for k in record) if k not in taken]
+    records = [_fields(record) for record in records]
+    keys = [k for k in dict.fromkeys(k for record in records for k in record)
+            if not any(k == t or k.startswith(f"{t}.") for t in taken)]
+    keys.sort(key=lambda k: k.count("."))  # a record's own fields before nested ones
     for key in keys:
-        values = _top(records, key)
-        name = norm(key)
+        values = _values(records, key)
+        name = norm(key.rsplit(".", 1)[-1])
         if not values:
             continue
         if all(isinstance(v, bool) for v in values):
@@ -63,7 +79,7 @@ def outcome(records: list[dict], taken: set[str] = frozenset()) -> dict | None:
                                      for v in values):
             return {"path": key, "range": [200, 399]}
     for key in keys:
-        if norm(key) in ERROR_KEYS:
+        if "." not in key and norm(key) in ERROR_KEYS:
             held = [record.get(key) for record in records]
             if any(v not in (None, "", False) for v in held) and any(v in (None, "", False) for v in held):
                 return {"path": key, "presence": True, "negate": True}

@@ -37,3 +37,17 @@ def test_outcome_from_the_presence_of_an_error_field():
 def test_the_error_text_is_read_where_the_output_is_absent():
     assert error_text([{"content": "ok"}, {"error": "permission denied"}], ("content",)) == "error"
     assert error_text([{"content": "ok", "error": ""}], ("content",)) is None
+
+
+def test_outcome_from_a_status_in_a_nested_object_after_the_records_own_fields():
+    records = [{"status": "finished_successfully", "metadata": {"aggregate_result": {"status": "success"}}},
+               {"status": "finished_successfully", "metadata": {"aggregate_result": {"status": "failed"}}}]
+    assert outcome(records) == {"path": "metadata.aggregate_result.status", "values": ["success"]}
+    shallow = [{"status": "error", "meta": {"status": "success"}}, {"status": "ok", "meta": {"status": "ok"}}]
+    assert outcome(shallow) == {"path": "status", "values": ["ok"]}
+
+
+def test_a_taken_path_hides_its_nested_fields_from_the_outcome():
+    records = [{"output": {"status": "success", "text": "1"}}, {"output": {"status": "failed", "text": "2"}}]
+    assert outcome(records, {"output"}) is None
+    assert outcome(records, {"output.text"}) == {"path": "output.status", "values": ["success"]}
