@@ -1259,14 +1259,16 @@ def kind_key(match: list, has: list, lacks: list) -> str:
 
 
 def _mostly_present(recs: list[Rec], depth: int = 2) -> Counter:
+    """How many records hold each key (and each key of a nested object), in the records' key order:
+    ties between keys are then broken the same way on every run (a set's order is not)."""
     counts: Counter = Counter()
     for rec in recs:
-        keys = set()
+        keys: dict = {}
         for k, v in rec.data.items():
-            keys.add((k,))
+            keys[(k,)] = None
             if depth > 1 and isinstance(v, dict):
-                keys.update((k, k2) for k2 in v)
-        counts.update(keys)
+                keys.update(((k, k2), None) for k2 in v)
+        counts.update(list(keys))
     return counts
 
 
@@ -1370,6 +1372,25 @@ def _discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_ro
     return best
 
 
+_COUNT_OR_TIME = re.compile(r"[\d\s.:+TZ-]+\Z")
+# words of a key about another record (``parent_user_id``, ``reply_users``, ``latest_reply``)
+_REFERS = {"parent", "thread", "reply", "replies", "latest", "last", "root", "previous", "prev", "next", "original",
+           "reply_to", "in"}
+
+
+def key_roles(key: Any, recs: list[Rec]) -> list[str]:
+    """What a key its records alone hold says about who wrote them (``bot_id``, ``visitor``), when
+    it identifies the writer: a count, a time, a list or a reference to another record (Slack's
+    ``reply_count``, ``reply_users``, ``parent_user_id``) is about other records, whatever its name
+    sounds like."""
+    values = [r.data.get(key) for r in recs[:200] if isinstance(r.data, dict) and r.data.get(key) is not None]
+    if set(words(str(key))) & _REFERS or any(
+            isinstance(v, (int, float, list)) and not isinstance(v, bool)
+            or isinstance(v, str) and _COUNT_OR_TIME.match(v) for v in values):
+        return []  # a count, a list, a time, a number, a reference to another record
+    return name_roles(str(key))
+
+
 def _presence_split(recs: list[Rec], lacks: list, depth: int = 0) -> list[tuple[list, list, list[Rec]]]:
     """Records told apart by which keys they have: [(has, lacks, records)]."""
     counts = _mostly_present(recs, depth=1)
@@ -1386,7 +1407,7 @@ def _presence_split(recs: list[Rec], lacks: list, depth: int = 0) -> list[tuple[
         a, b = _mostly_present(inside, 1), _mostly_present(outside, 1)
         keys = set(a) | set(b)
         distance = sum(abs(a[k] / len(inside) - b[k] / len(outside)) for k in keys) / len(keys)
-        name_bonus = 0.05 if name_roles(str(key[0])) else 0.0
+        name_bonus = 0.05 if key_roles(key[0], inside) else 0.0
         score = distance + name_bonus
         if best is None or score > best[0]:
             best = (score, key, inside, outside)
@@ -1499,7 +1520,7 @@ def find_kinds(recs: list[Rec], stats: dict[tuple, FieldStat], session: SessionI
         kind.files = len({r.file for r in group})
         kind.hints = next((name_roles(v) for v in kind.names() if name_roles(v)), [])
         if not kind.hints and has:
-            kind.hints = name_roles(str(has[0][-1]))
+            kind.hints = key_roles(has[0][-1], group)
         kinds.append(kind)
     for kind in kinds:
         if not kind.match and not kind.has and kind.lacks:
@@ -1518,8 +1539,8 @@ def find_kinds(recs: list[Rec], stats: dict[tuple, FieldStat], session: SessionI
             if other is not kind:
                 others.update(k for k, st in other.stats.items() if len(k) == 1 and st.records)
         for key in mine:
-            if key not in others and name_roles(str(key[0])):
-                kind.hints = name_roles(str(key[0]))
+            if key not in others and key_roles(key[0], kind.recs):
+                kind.hints = key_roles(key[0], kind.recs)
                 break
     firsts: dict[Any, Rec] = {}
     for rec in recs:

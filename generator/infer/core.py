@@ -39,9 +39,11 @@ from generator.infer.embedded import adopt_call_lists
 from generator.infer.hidden import hidden_kinds
 from generator.infer.links import constant_within_sessions
 from generator.infer.notes import note_flag
+from generator.infer.notices import templated_notices
 from generator.infer.opening import document_opening
 from generator.infer.outcomes import error_text, outcome
-from generator.infer.speakers import split_by_speaker
+from generator.infer.richtext import plain_over_rich
+from generator.infer.speakers import people_beside_bots, split_by_speaker
 from generator.infer.steps import group_spans, steps_answering_calls, uncalled_steps
 from generator.infer.timing import end_times, session_order
 from generator.inspect import (
@@ -300,6 +302,8 @@ class Inferrer:
         hidden_kinds(self)
         addressed_calls(self)
         split_by_speaker(self)
+        templated_notices(self)
+        people_beside_bots(self)
         trigger_as_user(self)
         streamed_results(self)
         streamed_messages(self)
@@ -583,6 +587,12 @@ class Inferrer:
                 continue
             out.append((score, f.path, "named like text" if named else "prose"))
         out.sort(key=lambda t: -t[0])
+        plain = [t for t in out if t[1] not in blocks and t[2] == "named like text"]
+        if out and out[0][1] in blocks and plain and plain_over_rich([r.data for r in kind.recs], out[0][1],
+                                                                     plain[0][1]):
+            # the blocks re-render the plain text (Slack's rich_text): the plain field, first
+            out = [(out[0][0] + 0.01, plain[0][1], "the plain text its rich-text blocks repeat"),
+                   *[t for t in out if t is not plain[0]]]
         return out
 
     def ok_field(self, facts: list[FieldFact]) -> dict | None:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.infer.calls import call_shape
-from generator.inspect import get
+from generator.inspect import get, words
 from generator.paths import runtime_module
 
 WINDOW = 24
@@ -64,6 +64,14 @@ class Loss:
         return {"kind": self.kind, "what": self.what, "count": self.count, "example": self.example}
 
 
+def is_media_key(key: Any) -> bool:
+    """A key naming an image, a file or an icon (``files``, ``image_72``, ``icons``): what it holds is
+    a binary payload's address and metadata (a file list's ``{id, name}`` items are no tool calls)."""
+    if str(key).lower() in MEDIA_KEYS:
+        return True
+    return any(w in MEDIA_KEYS or w.rstrip("s") in MEDIA_KEYS for w in words(str(key)))
+
+
 def _squash(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
@@ -96,7 +104,7 @@ def prose_fields(value: Any, path: tuple = (), skip_key: str | None = None) -> l
                     pass
             link = _URL.match(node.strip())
             named = bool(where) and where[-1].lower() in FILE_NAME_KEYS and bool(node.strip())
-            if (is_prose(node) or named) and not (link and (media or any(w.lower() in MEDIA_KEYS for w in where))):
+            if (is_prose(node) or named) and not (link and (media or any(is_media_key(w) for w in where))):
                 out.append((".".join(where), node))
         elif isinstance(node, dict):
             if str(node.get("role", "")).lower() in SYSTEM_ROLES:
@@ -141,7 +149,7 @@ def _call_items(record: Any) -> list[str | None]:
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            stack.extend(v for k, v in node.items() if str(k).lower() not in NOISE_KEYS)
+            stack.extend(v for k, v in node.items() if str(k).lower() not in NOISE_KEYS and not is_media_key(k))
         elif isinstance(node, list):
             shapes = [call_shape(item) for item in node]
             if node and all(s is not None for s in shapes):

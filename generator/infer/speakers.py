@@ -77,3 +77,29 @@ def split_by_speaker(inferrer: Any) -> None:
                           "agent of the run")
         inferrer.decide(f"{key}.speaker", {mapping_path(path): humans if len(humans) > 1 else humans[0]}, 0.85,
                         f"records whose `{dotted(path)}` is {shown} are the user's")
+
+
+def people_beside_bots(inferrer: Any) -> None:
+    """A text kind whose role is a guess is a person's when a confident assistant kind is told apart
+    by a key naming a bot (``has: [bot_id]``) that these records never carry, and both read their
+    text at the same field: in a chat export, every message no bot posted was written by a person."""
+    bots = [(plan.kind.has[0], plan.content[:1]) for plan in inferrer.plans
+            if plan.role == "assistant" and plan.kind.has and plan.kind.hints[:1] == ["assistant"]
+            and _sure(inferrer, plan)]
+    for plan in inferrer.plans:
+        if plan.role not in TEXT_ROLES or plan.emit or _sure(inferrer, plan):
+            continue
+        for has, content in bots:
+            if content != plan.content[:1] or any(get(rec.data, has) is not None for rec in plan.kind.recs):
+                continue
+            plan.role = "user"
+            inferrer.redecide(f"kinds[{plan.kind.key}].role", "user", 0.85,
+                              f"{plan.kind.count} record(s) without `{dotted(has)}`, which every bot message carries: "
+                              "written by a person")
+            break
+
+
+def _sure(inferrer: Any, plan: Any) -> bool:
+    key = f"kinds[{plan.kind.key}].role"
+    decision = next((d for d in reversed(inferrer.decisions) if d.key == key), None)
+    return decision is not None and decision.confidence >= 0.8
