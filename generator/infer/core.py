@@ -239,6 +239,29 @@ class KindPlan:
     timestamp: tuple | None = None  # the kind's own time field (an output's end time)
 
 
+# Rules that revise the kind-by-kind reading with what the kinds say together, in this order: each
+# is a function of the inferrer, in its own module with its own tests (tests/infer/), and changes
+# only roles that are guesses or that its evidence overrules. Calls before results before
+# speakers: a speaker rule must not turn a tool's message into a person's.
+CROSS_RULES = (
+    adopt_call_lists,        # embedded: call lists anywhere in a record
+    steps_answering_calls,   # steps: tool observations repeating a listed call are its result
+    group_spans,             # steps: spans that only group others
+    uncalled_steps,          # steps: platform events the model never calls
+    hidden_kinds,            # hidden: kinds the format hides from the conversation
+    addressed_calls,         # addressed: messages addressed to a tool are its calls
+    split_by_speaker,        # speakers: the user's values of a speaker field
+    templated_notices,       # notices: platform notices written from a template
+    people_beside_bots,      # speakers: messages no bot posted
+    trigger_as_user,         # crosscheck: the opening record as the user's request
+    streamed_results,        # crosscheck: streamed deltas of a result
+    streamed_messages,       # crosscheck: streamed chunks of a message
+    repeats_as_skip,         # crosscheck: kinds repeating what others write
+    textless_messages,       # crosscheck: message envelopes without text
+    prose_in_skipped_kinds,  # crosscheck: a skip that would lose prose
+)
+
+
 class Inferrer:
     """One inference run over a profile; ``answers`` force decisions (key -> value)."""
 
@@ -269,6 +292,16 @@ class Inferrer:
         self.forget(f"{key}.")
         self.decide(f"{key}.role", "skip", confidence, evidence)
 
+    def role_decision(self, plan: KindPlan) -> Decision | None:
+        """The latest decision on a kind's role (a later rule's replaces an earlier one's)."""
+        key = f"kinds[{plan.kind.key}].role"
+        return next((d for d in reversed(self.decisions) if d.key == key), None)
+
+    def sure(self, plan: KindPlan) -> bool:
+        """Whether a kind's role is decided with confidence (no question): later rules change only guesses."""
+        decision = self.role_decision(plan)
+        return decision is not None and decision.confidence >= CONFIDENT
+
     def forget(self, prefix: str) -> None:
         """Drop the decisions under ``prefix`` (a kind whose reading a later rule replaced)."""
         self.decisions = [d for d in self.decisions if not d.key.startswith(prefix)]
@@ -295,21 +328,8 @@ class Inferrer:
         self.resolve_tools()
         for plan in self.plans:
             self.finish_role(plan)
-        adopt_call_lists(self)
-        steps_answering_calls(self)
-        group_spans(self)
-        uncalled_steps(self)
-        hidden_kinds(self)
-        addressed_calls(self)
-        split_by_speaker(self)
-        templated_notices(self)
-        people_beside_bots(self)
-        trigger_as_user(self)
-        streamed_results(self)
-        streamed_messages(self)
-        repeats_as_skip(self)
-        textless_messages(self)
-        prose_in_skipped_kinds(self)
+        for rule in CROSS_RULES:
+            rule(self)
         for plan in self.plans:
             if plan.role == "tool_result" and not plan.emit:
                 self.finish_result(plan)

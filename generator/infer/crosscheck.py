@@ -65,17 +65,11 @@ def _kept_text(inferrer: Any, document_key: str | None, besides: Any = None) -> 
     return _squash("\n".join(texts))
 
 
-def _sure(inferrer: Any, key: str) -> bool:
-    decision = next((d for d in reversed(inferrer.decisions) if d.key == key), None)
-    return decision is not None and decision.confidence >= 0.8
-
-
 def repeats_as_skip(inferrer: Any) -> None:
     """A kind whose role is a guess and whose every text repeats what other kinds write (a run's
     closing summary repeating the last answer) is a repeat: skipped, with the reason."""
     for plan in inferrer.plans:
-        key = f"kinds[{plan.kind.key}]"
-        if plan.role in ("skip", "meta") or plan.emit or _sure(inferrer, f"{key}.role"):
+        if plan.role in ("skip", "meta") or plan.emit or inferrer.sure(plan):
             continue
         texts = [text for rec in plan.kind.recs for _, text in prose_fields(rec.data)]
         if not texts:
@@ -170,7 +164,7 @@ def streamed_messages(inferrer: Any) -> None:
     preview); the rest of it must appear in the message."""
     for piece in inferrer.plans:
         if piece.role not in ("user", "assistant", "reasoning") or piece.emit or not piece.content \
-                or _sure(inferrer, f"kinds[{piece.kind.key}].role"):
+                or inferrer.sure(piece):
             continue
         for whole in inferrer.plans:
             messages = _record_ids(whole) if whole is not piece else {}
@@ -203,14 +197,14 @@ def _prose_paths(plan: Any) -> list[tuple]:
 def trigger_as_user(inferrer: Any) -> None:
     """No kind is the user's: the record that opens every session and holds prose (a run's task,
     a workflow's request) is the user record, as the seed's mapping guidance says."""
-    if any((p.role == "user" and _sure(inferrer, f"kinds[{p.kind.key}].role")) or p.speaker
+    if any((p.role == "user" and inferrer.sure(p)) or p.speaker
            or any(e.get("role") == "user" for e in p.emit) for p in inferrer.plans):
         return
     sessions = max(1, inferrer.p.session.sessions or 1)
     # a trigger opens its session once (a run's start event), unlike a speaker who opens and talks on
     openers = [p for p in inferrer.plans if p.kind.first_in_session >= sessions and p.kind.per_session_max == 1
                and not p.emit and (
-        not _sure(inferrer, f"kinds[{p.kind.key}].role") or p.role in ("skip", "tool_call", "meta"))]
+        not inferrer.sure(p) or p.role in ("skip", "tool_call", "meta"))]
     for plan in openers:
         paths = _prose_paths(plan)
         if not paths or any(REPLY_WORDS & set(norm(".".join(p)).split("_")) for p in paths):

@@ -18,7 +18,6 @@ from typing import Any
 
 from generator.inspect import dotted, get
 
-CONFIDENT = 0.8
 TOKEN = re.compile(r"\S*[\d<>@#:/_|\[\]]\S*")
 
 
@@ -32,9 +31,7 @@ def is_templated(texts: list[str]) -> bool:
 
 def templated_notices(inferrer: Any) -> None:
     for plan in inferrer.plans:
-        key = f"kinds[{plan.kind.key}]"
-        decision = next((d for d in reversed(inferrer.decisions) if d.key == f"{key}.role"), None)
-        if plan.role not in ("user", "assistant") or decision is None or decision.confidence >= CONFIDENT:
+        if plan.role not in ("user", "assistant") or inferrer.role_decision(plan) is None or inferrer.sure(plan):
             continue
         path = next((p for p in plan.content if isinstance(p, tuple)), None)
         texts = [get(rec.data, path) for rec in plan.kind.recs] if path else []

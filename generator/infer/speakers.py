@@ -63,8 +63,7 @@ def _string_paths(data: Any, prefix: tuple = ()) -> list[tuple]:
 def split_by_speaker(inferrer: Any) -> None:
     for plan in inferrer.plans:
         key = f"kinds[{plan.kind.key}]"
-        decision = next((d for d in reversed(inferrer.decisions) if d.key == f"{key}.role"), None)
-        if plan.role not in TEXT_ROLES or plan.emit or decision is None or decision.confidence >= 0.8:
+        if plan.role not in TEXT_ROLES or plan.emit or inferrer.role_decision(plan) is None or inferrer.sure(plan):
             continue
         found = speaker_field(plan.kind.recs)
         if found is None or any(norm(p[-1]) == norm(found[0][-1]) for p, _ in plan.kind.match):
@@ -85,9 +84,9 @@ def people_beside_bots(inferrer: Any) -> None:
     text at the same field: in a chat export, every message no bot posted was written by a person."""
     bots = [(plan.kind.has[0], plan.content[:1]) for plan in inferrer.plans
             if plan.role == "assistant" and plan.kind.has and plan.kind.hints[:1] == ["assistant"]
-            and _sure(inferrer, plan)]
+            and inferrer.sure(plan)]
     for plan in inferrer.plans:
-        if plan.role not in TEXT_ROLES or plan.emit or _sure(inferrer, plan):
+        if plan.role not in TEXT_ROLES or plan.emit or inferrer.sure(plan):
             continue
         for has, content in bots:
             if content != plan.content[:1] or any(get(rec.data, has) is not None for rec in plan.kind.recs):
@@ -98,8 +97,3 @@ def people_beside_bots(inferrer: Any) -> None:
                               "written by a person")
             break
 
-
-def _sure(inferrer: Any, plan: Any) -> bool:
-    key = f"kinds[{plan.kind.key}].role"
-    decision = next((d for d in reversed(inferrer.decisions) if d.key == key), None)
-    return decision is not None and decision.confidence >= 0.8
