@@ -43,6 +43,7 @@ from generator.infer.notices import templated_notices
 from generator.infer.opening import document_opening
 from generator.infer.outcomes import error_text, outcome
 from generator.infer.richtext import plain_over_rich
+from generator.infer.roles import decide_role
 from generator.infer.speakers import people_beside_bots, split_by_speaker
 from generator.infer.steps import group_spans, steps_answering_calls, uncalled_steps
 from generator.infer.timing import end_times, session_order
@@ -916,105 +917,11 @@ class Inferrer:
         return best.target_path, best
 
     def finish_role(self, plan: KindPlan) -> None:
-        k = plan.kind
-        names = self.named(plan)
-        key = f"kinds[{k.key}].role"
-        n = f"{k.count} record(s)"
-        native_role = None
-        if self.native_rules:
-            for value in k.names():
-                if value in self.native_rules["roles"]:
-                    native_role = self.native_rules["roles"][value]
-        if native_role:
-            plan.role, plan.confidence = native_role, 0.95
-            plan.evidence = self.native_rules["why"].format(source=self.native.source)
-            plan.candidates = []
-            self.set_role(plan, key)
-            return
-        texts = plan.text_fields
-        text_roles = [r for r in names if r in ("user", "assistant", "reasoning")]
-        text_role = text_roles[0] if text_roles else None
-        if names and names[0] in ("skip", "system", "meta"):
-            text_role = None
-        strong = strong_roles(k.names()[0]) if k.names() else []
-        if {"user", "assistant"} <= set(text_roles) and not any(r in strong for r in text_roles):
-            text_role = None  # llm_request: a name that names both speakers says nothing
-        quiet = self.quiet_level(plan)
-        is_call_site = f"kind:{k.key}" in self.call_sites
-        link = self.result_link(plan)
-        generic = self.generic_tool(plan)
-        if quiet and not is_call_site and not link:
-            plan.role, plan.confidence = "skip", 0.85
-            plan.evidence = f"{n} all logged at debug level (`{quiet}`): diagnostics, skipped and counted"
-            plan.candidates = ["user", "assistant"]
-        elif is_call_site and plan.output and plan.output[0] not in (plan.args,) and not link:
-            plan.role, plan.confidence = "tool_exchange", 0.7 if generic else 0.9
-            plan.evidence = (f"{n} carry a tool name `{dotted(plan.tool_name)}`"
-                             + (f", arguments `{dotted(plan.args)}`" if plan.args else "")
-                             + f" and the output `{dotted(plan.output[0])}` together"
-                             + ("; but `name`/`inputs`/`outputs` could be any step, and nothing names it a tool"
-                                if generic else ""))
-            plan.candidates = ["user", "assistant", "skip"] if generic else ["tool_call", "skip"]
-        elif is_call_site:
-            plan.role, plan.confidence = "tool_call", 0.9
-            refs = [lk for lk in self.tool_links() if lk.source == f"kind:{k.key}" and lk.source_path == plan.call_id]
-            plan.evidence = f"{n} carry a tool name `{dotted(plan.tool_name)}`" + (
-                f" and arguments `{dotted(plan.args)}`" if plan.args else "") + (
-                f"; their `{dotted(refs[0].source_path)}` values reappear in {refs[0].target}" if refs else "")
-            plan.candidates = ["tool_exchange", "skip"]
-        elif link and (plan.output or texts or self.any_payload(plan, link[0])):
-            if not plan.output and not texts:
-                plan.output = [self.any_payload(plan, link[0])]
-            plan.result_link = link[0]
-            lk = link[1]
-            plan.role, plan.confidence = "tool_result", 0.95
-            plan.evidence = (f"{n}: {lk.overlap:.0%} of `{dotted(lk.target_path)}` values are ids of earlier "
-                             f"{lk.source} `{dotted(lk.source_path)}` tool calls")
-            plan.candidates = ["skip"]
-        elif texts and self.calls_in_blocks(plan) and not text_role:
-            plan.role, plan.confidence = "assistant", 0.85
-            plan.evidence = f"{n} whose `{dotted(texts[0][1])}` holds tool-call blocks: the assistant's calls"
-            plan.candidates = ["skip"]
-        elif ("tool_result" in strong_roles(k.names()[0] if k.names() else "") or names == ["tool_result"]) and (
-                plan.output or texts) and not (
-                texts and texts[0][2] == "a list of typed content blocks" and "user" in names):
-            plan.role, plan.confidence = "tool_result", 0.85
-            plan.evidence = f"{n} named like a tool result with output in `{dotted((plan.output or [texts[0][1]])[0])}`; " \
-                            "no ids: each is linked to the oldest unanswered call"
-            plan.candidates = ["observation", "skip"]
-        elif self.is_header(plan) and ("meta" in names or not names) and not self.content_named(texts):
-            plan.role, plan.confidence = "meta", 0.9
-            plan.evidence = f"{n}, each the first record of its session, with no message text: a session header"
-            plan.candidates = ["skip"]
-        elif not texts and not plan.output:
-            sounds = f" (named like {names[0]})" if names and names[0] == "skip" else ""
-            plan.role, plan.confidence = "skip", 0.9 if sounds else 0.85
-            plan.evidence = f"{n} with no text or tool fields{sounds}: bookkeeping, skipped and counted"
-            plan.candidates = ["meta"]
-        elif names and names[0] == "skip":
-            plan.role, plan.confidence = "skip", 0.85
-            plan.evidence = f"{n} named like {', '.join(k.names()[:1])}: noise, skipped and counted"
-            plan.candidates = ["user", "assistant"]
-        elif names and names[0] == "system":
-            plan.role, plan.confidence = "skip", 0.85
-            plan.evidence = f"{n} named like a system prompt: omitted, as Letta's normalizer does by default"
-            plan.candidates = ["user"]
-        elif text_role and (texts or plan.output):
-            plan.role, plan.confidence = text_role, 0.9
-            plan.evidence = f"{n} named like {text_role} (`{k.names()[0] if k.names() else k.key}`)"
-            plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != text_role]
-        elif texts and self.tool_shaped_without_name(plan):
-            plan.role, plan.confidence = "tool_exchange", 0.82
-            plan.tool_name = self.kind_name_path(plan)
-            plan.evidence = (f"{n} hold an input `{dotted(plan.args)}` and an output `{dotted(plan.output[0])}`; "
-                             f"the tool is named by `{dotted(plan.tool_name)}`")
-            plan.candidates = ["assistant", "skip"]
-        else:
-            guess, why = self.guess_text_role(plan)
-            plan.role, plan.confidence = guess, 0.55
-            plan.evidence = f"{n} with text in `{dotted(texts[0][1]) if texts else '?'}` but no role name: {why}"
-            plan.candidates = [r for r in ("user", "assistant", "reasoning", "skip") if r != guess]
-        self.set_role(plan, key)
+        """The kind's role from its own records (``infer.roles``), then the fields that role reads."""
+        verdict = decide_role(self, plan)
+        plan.role, plan.confidence, plan.evidence, plan.candidates = (
+            verdict.role, verdict.confidence, verdict.evidence, verdict.candidates)
+        self.set_role(plan, f"kinds[{plan.kind.key}].role")
 
     def drop_unread_blocks(self) -> None:
         """Block types in lists no kind reads (Slack's ``blocks`` beside the ``text`` a message is read
