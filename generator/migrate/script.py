@@ -1,9 +1,14 @@
 """`migrate script`: regenerate an old cleaner script as a tested trajectory-v1 cleaner.
 
 The steps live in their own modules; this one runs them in order and owns the scratch folder:
-read the script (script_reading.py), optionally run it on the samples (old_run.py) and convert
-its output mechanically, learn the mapping (learning.py), render the new cleaner with
-``render_new``, compare the two outputs (comparison.py) and write both documents.
+read the script (old_script.py), optionally run it on the samples and convert its output
+mechanically (old_traces.py), learn the mapping (mapping.py), render the new cleaner with
+``render_new``, compare the two outputs and write both documents (reports.py).
+
+Contract: ``migrate_script`` raises MigrateError (exit 2) for bad options, an unreadable script
+or samples without records; everything else - the old script failing, a mapping that cannot be
+rendered, a new cleaner that fails on the samples - is in the ``ScriptReport`` it returns (its
+``passed`` decides exit 0 or 1), and the documents are written into --output either way.
 """
 
 from __future__ import annotations
@@ -11,23 +16,25 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.migrate.comparison import compare_session, new_output, pair_sessions
-from generator.migrate.convert_old import FileResult, convert_old_file
-from generator.migrate.errors import MigrateError
-from generator.migrate.inference import try_infer
-from generator.migrate.learning import learn_mapping
-from generator.migrate.old_run import run_old_script
-from generator.migrate.old_shape import old_shape_mapping
-from generator.migrate.prompt_doc import render_migration_prompt
-from generator.migrate.records import Target
-from generator.migrate.report_doc import render_report
-from generator.migrate.samples import read_samples
-from generator.migrate.script_reading import ScriptFacts, read_script
-from generator.migrate.script_report import ScriptReport
-from generator.migrate.text_match import TextMatcher
+from generator.migrate.alignment import Target, TextMatcher, read_samples
+from generator.migrate.mapping import Learned, learn_mapping
+from generator.migrate.old_script import OldRun, ScriptFacts, read_script, run_old_script
+from generator.migrate.old_traces import FileResult, MigrateError, convert_old_file, old_shape_mapping
+from generator.migrate.reports import (
+    ScriptReport,
+    SessionCompare,
+    compare_session,
+    new_output,
+    pair_sessions,
+    render_migration_prompt,
+    render_report,
+)
+from generator.migrate.rules import try_infer
 from generator.paths import runtime_module
 
 MAPPING_FILE = "migration-mapping.yml"
@@ -46,23 +53,55 @@ def migrate_script(old_script: str, samples: list[str], output: str, *, run_old:
                + ("; it already writes trajectory-v1 records" if facts.trajectory_sites else ""))
     source = source or _default_source(Path(old_script))
     raws, include, sample_notes = read_samples(sample_paths)
-    report = ScriptReport(facts, output, run_old, None, None, notes=list(sample_notes), timezone=tz or "UTC")
     work = Path(tempfile.mkdtemp(prefix="trajectory-cleaner-migrate-"))
     try:
-        old_sessions: dict[str, FileResult] = {}
-        targets: list[Target] = []
-        if run_old:
-            old_sessions, targets = _run_old(report, old_script, sample_paths, timeout, work, source, tz, notice)
+        old = _run_old(old_script, sample_paths, timeout, work, source, tz, notice) if run_old else OldOutput()
         inference = try_infer(sample_paths, notice)
-        learned = learn_mapping(raws, include, targets or None, source, source_profile, tz, facts, inference)
-        report.learned = learned
-        report.timezone = learned.mapping["timestamps"]["timezone"]
-        if _render(report, sample_paths, dest) and old_sessions:
-            _compare(report, old_sessions, dest, tz or report.timezone, source, facts)
+        learned = learn_mapping(raws, include, old.targets or None, source, source_profile, tz, facts, inference)
+        timezone = learned.mapping["timestamps"]["timezone"]
+        rendered = _render(learned, output, sample_paths, dest)
+        compared = Comparison()
+        if rendered.ok and old.sessions:
+            compared = _compare(old, dest, tz or timezone, source, facts)
+        report = ScriptReport(facts, output, run_old, old.run, learned, sessions=compared.sessions,
+                              extra_new=compared.extra_new, old_redactions=compared.old_redactions,
+                              old_problems=old.problems, cleaner_exit=rendered.cleaner_exit,
+                              cleaner_output=rendered.cleaner_output, errors=old.errors + rendered.errors,
+                              notes=list(sample_notes), timezone=timezone)
         write_documents(report, dest)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report
+
+
+@dataclass
+class OldOutput:
+    """The old script's run on the samples, and its output converted (without redaction) to learn from."""
+
+    run: OldRun | None = None
+    sessions: dict[str, FileResult] = field(default_factory=dict)  # converted output file, by shown name
+    targets: list[Target] = field(default_factory=list)  # its records, to align with the raw samples
+    problems: list[str] = field(default_factory=list)  # rows and files of the output that are not old-shape
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Rendered:
+    """The new cleaner rendered and run on the samples, or why it could not be."""
+
+    ok: bool
+    cleaner_exit: int
+    cleaner_output: str
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Comparison:
+    """The old output (migrated mechanically) compared with the new cleaner's, session by session."""
+
+    sessions: list[SessionCompare] = field(default_factory=list)
+    extra_new: list[str] = field(default_factory=list)  # new sessions paired with no old one
+    old_redactions: Counter = field(default_factory=Counter)  # secrets the old output had leaked
 
 
 def _check_options(old_script: str, samples: list[str], sample_paths: list[Path], output: str, dest: Path,
@@ -93,28 +132,28 @@ def _default_source(script: Path) -> str:
     return name or "custom-agent"
 
 
-def _run_old(report: ScriptReport, old_script: str, sample_paths: list[Path], timeout: float, work: Path,
-             source: str, tz: str | None, notice) -> tuple[dict[str, FileResult], list[Target]]:
+def _run_old(old_script: str, sample_paths: list[Path], timeout: float, work: Path, source: str, tz: str | None,
+             notice) -> OldOutput:
     """Run the old script on the samples; its output, converted without redaction, and the records to align."""
     notice(f"running {old_script} on the samples (timeout {timeout:g}s per sample)")
-    report.old_run = run_old_script(Path(old_script), old_script, sample_paths, timeout, work)
-    if report.old_run.error:
-        report.errors.append(report.old_run.error)
+    run = run_old_script(Path(old_script), old_script, sample_paths, timeout, work)
+    errors = [run.error] if run.error else []
     plain = old_shape_mapping(source, tz or "UTC", fallback_mtime=True, redact=False)
-    old_sessions: dict[str, FileResult] = {}
+    sessions: dict[str, FileResult] = {}
     targets: list[Target] = []
-    for n, (path, shown) in enumerate(report.old_run.files):
+    problems: list[str] = []
+    for n, (path, shown) in enumerate(run.files):
         result = convert_old_file(path, f"old output {shown}", plain, path.stat().st_mtime)
-        report.old_problems += result.not_old_shape
+        problems += result.not_old_shape
         if result.error:
-            report.old_problems.append(result.error)
+            problems.append(result.error)
             continue
-        old_sessions[shown] = result
+        sessions[shown] = result
         targets += _targets(n, result)
-    if report.old_run.files and not targets:
-        report.errors.append(f"{old_script}: its output on the samples has no old-shape rows to learn from "
-                             "(see the old-output problems in the report)")
-    return old_sessions, targets
+    if run.files and not targets:
+        errors.append(f"{old_script}: its output on the samples has no old-shape rows to learn from "
+                      "(see the old-output problems in the report)")
+    return OldOutput(run, sessions, targets, problems, errors)
 
 
 def _targets(session: int, result: FileResult) -> Iterator[Target]:
@@ -126,11 +165,10 @@ def _targets(session: int, result: FileResult) -> Iterator[Target]:
         yield Target(session, index, record, result.old_times[row] if row >= 0 else None)
 
 
-def _render(report: ScriptReport, sample_paths: list[Path], dest: Path) -> bool:
-    """Render the new cleaner and run it on the samples; False (the mapping saved instead) if it cannot be."""
+def _render(learned: Learned, output: str, sample_paths: list[Path], dest: Path) -> Rendered:
+    """Render the new cleaner and run it on the samples; not ok (the mapping saved instead) if it cannot be."""
     from generator.render import RenderError, render_new
 
-    learned, output = report.learned, report.output
     try:
         rendered = render_new(learned.mapping, sample_paths, dest, {"questions": learned.questions})
     except RenderError as exc:
@@ -138,43 +176,39 @@ def _render(report: ScriptReport, sample_paths: list[Path], dest: Path) -> bool:
         # the mapping can be fixed by hand (or by a coding agent) and rendered with `new --answers`.
         from generator.answers import dump_mapping
 
-        report.cleaner_exit = 2
-        report.cleaner_output = str(exc)
-        report.errors.append(f"the new cleaner could not be rendered: {str(exc).splitlines()[0]}; the learned "
-                             f"mapping is in {output}/{MAPPING_FILE} (fix it, then `trajectory-cleaner new "
-                             f"SAMPLES --answers {output}/{MAPPING_FILE} -o DIR`)")
+        error = (f"the new cleaner could not be rendered: {str(exc).splitlines()[0]}; the learned "
+                 f"mapping is in {output}/{MAPPING_FILE} (fix it, then `trajectory-cleaner new "
+                 f"SAMPLES --answers {output}/{MAPPING_FILE} -o DIR`)")
         dest.mkdir(parents=True, exist_ok=True)
         runtime_module("writer").write_atomic(dest / MAPPING_FILE, dump_mapping(learned.mapping).encode("utf-8"))
-        return False
-    report.cleaner_exit = rendered.cleaner_exit
-    report.cleaner_output = rendered.cleaner_output
+        return Rendered(False, 2, str(exc), [error])
+    errors = []
     if rendered.cleaner_exit != 0:
-        report.errors.append(f"the new cleaner failed on the samples (exit {rendered.cleaner_exit}); see "
-                             f"{output}/MIGRATION_REPORT.md and fix the mapping in {output}/.copier-answers.yml")
-    return True
+        errors.append(f"the new cleaner failed on the samples (exit {rendered.cleaner_exit}); see "
+                      f"{output}/MIGRATION_REPORT.md and fix the mapping in {output}/.copier-answers.yml")
+    return Rendered(True, rendered.cleaner_exit, rendered.cleaner_output, errors)
 
 
-def _compare(report: ScriptReport, old_sessions: dict[str, FileResult], dest: Path, tz: str, source: str,
-             facts: ScriptFacts) -> None:
+def _compare(old_output: OldOutput, dest: Path, tz: str, source: str, facts: ScriptFacts) -> Comparison:
     """Migrate the old output mechanically (with redaction) and compare it with the new cleaner's output."""
     mapping = old_shape_mapping(source, tz, fallback_mtime=True, redact=True)
     old: dict[str, list[dict]] = {}
-    for path, shown in report.old_run.files if report.old_run else []:
-        if shown not in old_sessions:
+    redactions: Counter = Counter()
+    for path, shown in old_output.run.files if old_output.run else []:
+        if shown not in old_output.sessions:
             continue
         result = convert_old_file(path, shown, mapping, path.stat().st_mtime)
         if result.error:
             continue
         old[shown] = result.trajectory
-        report.old_redactions.update(result.redactions)
+        redactions.update(result.redactions)
     new = new_output(dest / "tests" / "expected")
     matcher = TextMatcher(facts.markers)
     pairs = pair_sessions(old, new, matcher)
-    for old_name, new_name in pairs:
-        report.sessions.append(compare_session(old_name, old[old_name], new_name,
-                                               new.get(new_name) if new_name else None, matcher))
+    sessions = [compare_session(old_name, old[old_name], new_name, new.get(new_name) if new_name else None, matcher)
+                for old_name, new_name in pairs]
     paired = {n for _, n in pairs if n}
-    report.extra_new = [name for name in new if name not in paired]
+    return Comparison(sessions, [name for name in new if name not in paired], redactions)
 
 
 def write_documents(report: ScriptReport, dest: Path) -> None:

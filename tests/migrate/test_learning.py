@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from generator.migrate import RawRec, Target, TextMatcher, learn_session, portable_pattern
+from generator.migrate.alignment import RawRec, Target, TextMatcher
+from generator.migrate.mapping import learn_session
+from generator.migrate.old_script import portable_pattern
 
 
 def test_text_matching_exact_placeholders_and_truncation():

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from generator.migrate import read_script
+from generator.migrate.old_script import read_script
 from generator.paths import runtime_module
 from generator.prompt import resolved_schema
 
