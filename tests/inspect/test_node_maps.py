@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from generator.infer import infer
-from generator.inspect import _node_map, profile_paths
+from generator.inspect import profile_paths
+from generator.inspect.documents import node_map
 
 
 def conversation(n: int) -> dict:
@@ -23,9 +24,9 @@ def conversation(n: int) -> dict:
 
 
 def test_a_map_of_objects_keyed_by_their_ids_is_a_node_map():
-    assert _node_map(conversation(1)["mapping"])
-    assert not _node_map({"a": {"x": 1}, "b": {"x": 2}})  # keyed by something else: settings, not records
-    assert not _node_map({"only": {"id": "only"}})
+    assert node_map(conversation(1)["mapping"])
+    assert not node_map({"a": {"x": 1}, "b": {"x": 2}})  # keyed by something else: settings, not records
+    assert not node_map({"only": {"id": "only"}})
 
 
 def test_each_conversation_is_a_session_of_its_nodes_in_a_tree(tmp_path):
