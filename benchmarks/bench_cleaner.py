@@ -264,9 +264,8 @@ def render(work: Path, fmt: str) -> Path:
 
 def auto_jobs(src: Path) -> int:
     """The processes ``--jobs auto`` uses for this corpus, by the rendered runtime's own rule."""
-    from generator.paths import runtime_module
+    from cleaner_runtime import readers, run
 
-    run, readers = runtime_module("run"), runtime_module("readers")
     files = [readers.InputFile(p, p.relative_to(src)) for p in sorted(src.rglob("*")) if p.is_file()]
     return run.resolve_jobs("auto", files)
 

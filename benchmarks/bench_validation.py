@@ -32,10 +32,10 @@ WORDS = [
 
 
 def load_runtime():
-    """The template's cleaner_runtime.validate, loaded the way the generator loads the runtime."""
-    from generator.paths import runtime_module
+    """cleaner_runtime.validate, the module the generator and every rendered cleaner run."""
+    from cleaner_runtime import validate
 
-    return runtime_module("validate")
+    return validate
 
 
 def make_records(count: int, seed: int = 0) -> list[dict]:

@@ -11,9 +11,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from generator.paths import PACKAGE, runtime_module
-
-MAPPING_KEYS: tuple[str, ...] = runtime_module("mapping").MAPPING_KEYS  # the runtime reads them from the answers file
+from cleaner_runtime.mapping import MAPPING_KEYS  # the runtime reads them from the answers file
+from generator.paths import PACKAGE
 
 
 class AnswersError(Exception):
@@ -94,9 +93,9 @@ def check_mapping(mapping: Any, origin: str = "mapping") -> dict:
             message = _unknown_keys(error.instance, error.schema)
         raise AnswersError(f"{origin}: {key}: {message}")
     try:
-        from generator.paths import runtime_module
+        from cleaner_runtime.timestamps import zone
 
-        runtime_module("timestamps").zone(mapping.get("timestamps", {}).get("timezone", "UTC"))
+        zone(mapping.get("timestamps", {}).get("timezone", "UTC"))
     except ValueError as exc:
         raise AnswersError(f"{origin}: timestamps.timezone: {exc}") from None
     return mapping

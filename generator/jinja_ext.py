@@ -120,10 +120,10 @@ def answers_json(answers: dict) -> str:
     is the absolute path of the install that rendered the project, meaningless anywhere else),
     without the mapping's entries that hold nothing but their default and without an empty
     ``prompt_context``, one key a line."""
-    from generator.paths import runtime_module
+    from cleaner_runtime.mapping import without_empty_defaults
 
     kept = {key: value for key, value in answers.items() if not str(key).startswith("_") and value != {}}
-    return json_block(runtime_module("mapping").without_empty_defaults(kept), spread=True)
+    return json_block(without_empty_defaults(kept), spread=True)
 
 
 def md_code(value: Any) -> str:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from functools import cache
+import importlib
 from pathlib import Path
 from types import ModuleType
 
@@ -27,26 +25,23 @@ def prompts_dir() -> Path:
     return _locate("prompts")
 
 
-@cache
-def runtime() -> ModuleType:
-    """The cleaner runtime package from the template, loaded once under a private name.
+def runtime_dir() -> Path:
+    """The ``cleaner_runtime`` package folder: the generator imports it by name, and every rendered
+    project gets a copy of it (``render.render_template``), so previews and reports can never
+    drift from what a cleaner does."""
+    import cleaner_runtime
 
-    The generator uses the very code every rendered cleaner ships (redaction, validation,
-    reading), so previews and reports can never drift from what a cleaner does.
-    """
-    name = "_trajectory_cleaner_runtime"
-    if name in sys.modules:
-        return sys.modules[name]
-    root = template_dir() / "project" / "cleaner_runtime"
-    spec = importlib.util.spec_from_file_location(name, root / "__init__.py", submodule_search_locations=[str(root)])
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return Path(cleaner_runtime.__file__).resolve().parent
+
+
+def runtime() -> ModuleType:
+    """The ``cleaner_runtime`` package. Compatibility only: import it by name instead."""
+    import cleaner_runtime
+
+    return cleaner_runtime
 
 
 def runtime_module(submodule: str) -> ModuleType:
-    """``runtime_module("redaction")`` -> the template's cleaner_runtime.redaction."""
-    runtime()
-    return importlib.import_module(f"_trajectory_cleaner_runtime.{submodule}")
+    """``runtime_module("redaction")`` is ``cleaner_runtime.redaction``, the very module object a plain
+    import gives. Compatibility only: write ``from cleaner_runtime import redaction``."""
+    return importlib.import_module(f"cleaner_runtime.{submodule}")

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.paths import runtime_module
+from cleaner_runtime import mapping as runtime_mapping
 from generator.render import complete, render_template, run_cleaner
 
 MAX_PREVIEW_BYTES = 8 * 1024 * 1024
@@ -56,11 +56,13 @@ def shorten(text: str, limit: int = 160) -> str:
 
 
 def raw_lines(mapping: dict, files: list[Path], limit: int) -> list[str]:
-    readers = runtime_module("readers")
-    redactor = runtime_module("redaction").Redactor()
+    from cleaner_runtime import readers
+    from cleaner_runtime.redaction import Redactor
+
+    redactor = Redactor()
     settings = mapping["input"]
     records_path = settings.get("records_path")
-    path = runtime_module("mapping").compile_path(records_path) if records_path else None
+    path = runtime_mapping.compile_path(records_path) if records_path else None
     lines: list[str] = []
     for file in files:
         item = readers.InputFile(file, Path(file.name))

@@ -7,13 +7,14 @@ from typing import Any
 import jinja2
 
 from generator.answers import dump_mapping
-from generator.paths import prompts_dir, runtime_module
+from generator.paths import prompts_dir
 
 
 def resolved_schema() -> tuple[str, str]:
     """The schema file a cleaner on this machine would use, and where it was found."""
-    validate = runtime_module("validate")
-    path, origin = validate.find_schema(None)
+    from cleaner_runtime.validate import find_schema
+
+    path, origin = find_schema(None)
     return str(path), origin
 
 
@@ -77,7 +78,9 @@ def redacted_samples(paths: list[str], n: int = 4, limit: int = 400, mapping: di
         from generator.inspect import sample_records
 
         records = sample_records(list(paths), n)
-    redactor = runtime_module("redaction").Redactor()
+    from cleaner_runtime.redaction import Redactor
+
+    redactor = Redactor()
     out = []
     for record in records[:n]:
         text = redactor.redact(json.dumps(record, ensure_ascii=False))
@@ -113,8 +116,11 @@ def _shorten(value, depth: int = 0):
 def _records_as_read(paths: list[str], mapping: dict, n: int) -> list[dict]:
     """Up to ``n`` raw records as the rendered cleaner would read them with ``mapping``, one of each
     kind it tells apart first; [] when the mapping cannot read the samples."""
-    readers = runtime_module("readers")
-    maps = runtime_module("mapping")
+    from cleaner_runtime import mapping as maps
+    from cleaner_runtime import readers
+    from cleaner_runtime.convert import Converter
+    from cleaner_runtime.trees import flatten_children as flatten
+
     try:
         full = maps.with_defaults(mapping)
         settings = full["input"]
@@ -126,10 +132,9 @@ def _records_as_read(paths: list[str], mapping: dict, n: int) -> list[dict]:
     except Exception:  # noqa: BLE001 - a mapping that cannot read the samples: fall back
         return []
     try:
-        converter = runtime_module("convert").Converter(full)
+        converter = Converter(full)
     except Exception:  # noqa: BLE001 - samples without kinds still help
         converter = None
-    flatten = runtime_module("trees").flatten_children
     document_key = settings.get("document_key")
     limits = readers.Limits(line_bytes=16 << 20, document_bytes=16 << 20)  # prompt stays quick: larger documents fall back
     first: dict = {}  # kind -> its first record

@@ -56,10 +56,10 @@ def run(args: argparse.Namespace) -> int:
     text = prompt_from_inference(inference, args.samples, source_profile=args.source_profile,
                                  include_samples=args.include_samples)
     if args.output:
-        from generator.paths import runtime_module
+        from cleaner_runtime.writer import write_atomic
 
         try:
-            runtime_module("writer").write_atomic(Path(args.output), text.encode("utf-8"))
+            write_atomic(Path(args.output), text.encode("utf-8"))
         except OSError as exc:
             print(f"error: {args.output}: cannot write ({exc.strerror or exc})", file=sys.stderr)
             return 2

@@ -8,8 +8,8 @@ leaves nothing behind.
 
 `new` should answer in well under a second, and importing copier and rendering take most of
 one; the cleaner's run on the samples, in its own process, takes most of the rest. So the
-cleaner starts first, from the template's runtime and hooks (the very files copier copies into
-the project) with the mapping the project's answers file holds, and runs while copier renders.
+cleaner starts first, from the runtime package and the template's hooks (the very files copied
+into the project) with the mapping the project's answers file holds, and runs while copier renders.
 Once the project exists, the mapping its cleaner reads from the answers file is checked against
 the one the cleaner ran with; were they ever to differ, the rendered cleaner itself runs again
 on the samples.
@@ -28,9 +28,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cleaner_runtime import mapping as runtime_mapping
 from generator import TEMPLATE_VERSION, __version__
 from generator.answers import MAPPING_KEYS, check_mapping
-from generator.paths import runtime_module, template_dir
+from generator.paths import runtime_dir, template_dir
 from generator.prompt import render_prompt, resolved_schema
 
 ANSWERS_FILE = ".copier-answers.yml"
@@ -197,6 +198,20 @@ def copier_data(mapping: dict, prompt_context: dict | None = None) -> dict:
     return data
 
 
+def _template_config() -> dict | None:
+    """The template's copier.yml (None when it cannot be read)."""
+    import yaml
+
+    try:
+        return yaml.safe_load((template_dir() / "copier.yml").read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError):
+        return None
+
+
+# What is never copied into a project, should copier.yml not say (it names the same and more).
+RUNTIME_EXCLUDED = ["__pycache__", "*.py[co]", ".ruff_cache", ".pytest_cache", ".mypy_cache"]
+
+
 def _static_parts(dest: Path) -> tuple[list[Path], list[str]]:
     """The template's top-level entries that hold no template, and copier's exclusion patterns.
 
@@ -205,13 +220,10 @@ def _static_parts(dest: Path) -> tuple[list[Path], list[str]]:
     rest. An entry holding a link or a templated name is left to copier, and so is everything
     when the destination exists or an exclusion pattern is not a plain name pattern.
     """
-    import yaml
-
-    root = template_dir()
-    try:
-        config = yaml.safe_load((root / "copier.yml").read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
+    config = _template_config()
+    if config is None:
         return [], []
+    root = template_dir()
     excluded = config.get("_exclude") or []
     suffix = config.get("_templates_suffix", ".jinja")
     source = root / str(config.get("_subdirectory", ""))
@@ -248,6 +260,14 @@ def _copy_static(entry: Path, target: Path, excluded: list[str]) -> None:
         target.chmod(entry.stat().st_mode & 0o7777)
 
 
+def copy_runtime(dest: Path) -> None:
+    """Copy the ``cleaner_runtime`` package the generator imports into the project as plain files
+    (no caches): the project runs its own copy, and never needs trajectory-cleaner installed."""
+    config = _template_config() or {}
+    excluded = [p for p in config.get("_exclude") or [] if isinstance(p, str) and "/" not in p] or RUNTIME_EXCLUDED
+    _copy_static(runtime_dir(), dest / "cleaner_runtime", excluded)
+
+
 def render_template(mapping: dict, dest: Path, prompt_context: dict | None = None) -> None:
     """copier.run_copy of the packaged template into ``dest`` (an empty folder)."""
     static, excluded = _static_parts(dest)
@@ -266,6 +286,7 @@ def render_template(mapping: dict, dest: Path, prompt_context: dict | None = Non
     )
     for entry in static:
         _copy_static(entry, dest / entry.name, excluded)
+    copy_runtime(dest)
     script = dest / "clean_to_trajectory_jsonl.py"
     script.chmod(script.stat().st_mode | 0o111)
     # A minimal agent prompt needs only the mapping; `prompt` and `new` pass richer context.
@@ -408,12 +429,13 @@ def run_cleaner(project: Path, input_dir: Path, output_dir: Path, extra: tuple[s
 
 
 # What `python clean_to_trajectory_jsonl.py ARGS` does, with the template's project folder in the
-# place of the rendered one: first on sys.path, so `cleaner_hooks` and `cleaner_runtime` are the
-# files copier copies into the project, and the mapping the one its answers file records.
+# place of the rendered one and the runtime package beside it: first on sys.path, so `cleaner_hooks`
+# and `cleaner_runtime` are the files copied into the project, and the mapping the one its answers
+# file records.
 _CLEAN = """\
 import ast, sys
-project, mapping_file, *argv = sys.argv[1:]
-sys.path.insert(0, project)
+project, runtime_parent, mapping_file, *argv = sys.argv[1:]
+sys.path[:0] = [project, runtime_parent]
 with open(mapping_file, encoding="utf-8") as file:
     mapping = ast.literal_eval(file.read())
 import cleaner_hooks
@@ -425,16 +447,15 @@ sys.exit(main(mapping, cleaner_hooks, argv=argv))
 def cleaner_mapping(mapping: dict) -> dict:
     """The mapping a rendered cleaner reads from its answers file: the mapping's keys in their order,
     without the entries that hold nothing but their default."""
-    pruned = runtime_module("mapping").without_empty_defaults(mapping)
+    pruned = runtime_mapping.without_empty_defaults(mapping)
     return {key: pruned[key] for key in MAPPING_KEYS if key in pruned}
 
 
 def rendered_mapping(project: Path) -> dict | None:
     """The mapping a rendered project's cleaner reads from its answers file (None if unreadable)."""
-    mapping = runtime_module("mapping")
     try:
-        return mapping.read_answers(project / ANSWERS_FILE)
-    except mapping.MappingError:
+        return runtime_mapping.read_answers(project / ANSWERS_FILE)
+    except runtime_mapping.MappingError:
         return None
 
 
@@ -442,10 +463,10 @@ def start_cleaner(mapping: dict, input_dir: Path, output_dir: Path, work: Path) 
     """The cleaner a project rendered from ``mapping`` would be, started on ``input_dir`` in a child process."""
     mapping_file = work / "mapping.py-literal"
     mapping_file.write_text(repr(cleaner_mapping(mapping)), encoding="utf-8")
-    project = template_dir() / "project"
+    runtime = runtime_dir()
     return subprocess.Popen(
-        [sys.executable, "-P", "-c", _CLEAN, str(project), str(mapping_file), "--input", str(input_dir),
-         "--output", str(output_dir), "--schema", str(project / "cleaner_runtime" / "trajectory-v1.schema.json")],
+        [sys.executable, "-P", "-c", _CLEAN, str(template_dir() / "project"), str(runtime.parent), str(mapping_file),
+         "--input", str(input_dir), "--output", str(output_dir), "--schema", str(runtime / "trajectory-v1.schema.json")],
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
 
@@ -458,7 +479,7 @@ def finish_cleaner(child: subprocess.Popen, project: Path) -> subprocess.Complet
         if child.poll() is None:
             child.kill()
             child.wait()
-    template_schema = str(template_dir() / "project" / "cleaner_runtime" / "trajectory-v1.schema.json")
+    template_schema = str(runtime_dir() / "trajectory-v1.schema.json")
     project_schema = str(project / "cleaner_runtime" / "trajectory-v1.schema.json")
     return subprocess.CompletedProcess(child.args, child.returncode, out.replace(template_schema, project_schema),
                                        err.replace(template_schema, project_schema))
@@ -498,7 +519,7 @@ def complete(mapping: dict) -> dict:
     something and a later change of a default in the runtime can never silently change what a
     cleaner does (entries that hold nothing are left out of the file: ``cleaner_mapping``)."""
     check_mapping(mapping)
-    return check_mapping(runtime_module("mapping").with_defaults(mapping))
+    return check_mapping(runtime_mapping.with_defaults(mapping))
 
 
 def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: dict | None = None,

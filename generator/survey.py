@@ -118,9 +118,9 @@ def kind_example(state: State, key: str) -> str:
     kind_key = key[len("kinds["):].rsplit("].", 1)[0]
     for kind in state.profile.kinds:
         if kind.key == kind_key and kind.recs:
-            from generator.paths import runtime_module
+            from cleaner_runtime.redaction import Redactor
 
-            redactor = runtime_module("redaction").Redactor()
+            redactor = Redactor()
             example = redactor.redact(json.dumps(kind.recs[0].data, ensure_ascii=False))
             return f"{kind.count} record(s), e.g. {shorten(example, 160)}"
     return ""
@@ -155,9 +155,9 @@ def ask_decision(asker: Asker, decision, *, intro: str = "") -> Any:
 
 def field_examples(state: State) -> dict[str, Any]:
     """An example value for every field path of the samples (dotted), for options that name a field."""
-    from generator.paths import runtime_module
+    from cleaner_runtime.redaction import Redactor
 
-    redactor = runtime_module("redaction").Redactor()
+    redactor = Redactor()
     examples: dict[str, Any] = {}
     for path, stat in state.profile.stats.items():
         values = getattr(stat, "values", None)

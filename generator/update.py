@@ -24,7 +24,6 @@ import yaml
 
 from generator import TEMPLATE_VERSION
 from generator.answers import AnswersError, check_mapping, load_answers
-from generator.paths import runtime_module
 from generator.render import (
     ANSWERS_FILE,
     MANIFEST,
@@ -143,7 +142,9 @@ def plan_update(project: Path, fresh: Path, mapping: dict) -> Plan:
 
 
 def _write(target: Path, data: bytes, mode: int | None = None) -> None:
-    runtime_module("writer").write_atomic(target, data)
+    from cleaner_runtime.writer import write_atomic
+
+    write_atomic(target, data)
     if mode is not None:
         target.chmod(mode)
 

@@ -1,7 +1,7 @@
 """`trajectory-cleaner validate`: check trajectory-v1 JSONL files the way Lerim reads them.
 
-The checks live in the template's ``cleaner_runtime/validate.py`` (the very module every rendered
-cleaner ships); this command loads it and only handles paths and reporting.
+The checks live in ``cleaner_runtime/validate.py`` (the very module every rendered cleaner ships a
+copy of); this command imports it and only handles paths and reporting.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ import os
 import sys
 from pathlib import Path
 from types import ModuleType
-
-from generator.paths import runtime_module
 
 DESCRIPTION = """\
 Check trajectory-v1 JSONL files (or folders of them, searched recursively for *.jsonl) and
@@ -78,9 +76,11 @@ MAX_PROBLEMS_SHOWN = 50
 
 
 def load_runtime() -> ModuleType:
-    """The template's ``cleaner_runtime.validate``, loaded with the rest of the runtime package
-    the way the generator loads it everywhere (``generator.paths``)."""
-    return runtime_module("validate")
+    """``cleaner_runtime.validate``, imported on first use (it imports jsonschema, which the other
+    commands and ``--help`` need not load)."""
+    from cleaner_runtime import validate
+
+    return validate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from cleaner_runtime.mapping import MISSING, get_path
 from generator.infer.calls import CallList, find_call_lists, find_result_lists, norm
 from generator.infer.links import constant_within_sessions
 from generator.inspect import dotted, mapping_path, session_key
-from generator.paths import runtime_module
 
 REASONING_KEYS = {"reasoning", "reasoning_content", "thinking", "thought", "thoughts", "rationale", "reflection",
                   "scratchpad", "analysis", "chain_of_thought"}
@@ -31,8 +31,8 @@ SKIPPED_BY_NAME = ("skip", "system", "meta")
 
 
 def _get(record: Any, path: tuple) -> Any:
-    value = runtime_module("mapping").get_path(record, path)
-    return None if value is runtime_module("mapping").MISSING else value
+    value = get_path(record, path)
+    return None if value is MISSING else value
 
 
 def _siblings(records: list[dict], calls: CallList) -> tuple[tuple | None, tuple | None]:

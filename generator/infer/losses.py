@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cleaner_runtime.mapping import compile_path, compile_paths
 from generator.infer.calls import call_shape
 from generator.inspect import get, words
-from generator.paths import runtime_module
 
 WINDOW = 24
 NOISE_KEYS = {"tools", "functions", "tool_definitions", "schema", "parameters", "metadata", "usage", "extra",
@@ -162,10 +162,9 @@ def _call_items(record: Any) -> list[str | None]:
 
 
 def _raw_records(mapping: dict, inputs: Path):
-    readers = runtime_module("readers")
-    compile_path = runtime_module("mapping").compile_path
-    compile_paths = runtime_module("mapping").compile_paths
-    flatten = runtime_module("trees").flatten_children
+    from cleaner_runtime import readers
+    from cleaner_runtime.trees import flatten_children as flatten
+
     settings = mapping["input"]
     records_path = compile_path(settings["records_path"]) if settings.get("records_path") else None
     children = compile_paths(settings.get("children"))
@@ -190,8 +189,9 @@ def find_losses(mapping: dict, inputs: Path, outputs: Path, summary: str = "") -
     from generator.render import complete
 
     mapping = complete(mapping)
-    convert = runtime_module("convert")
-    converter = convert.Converter(mapping)
+    from cleaner_runtime.convert import Converter
+
+    converter = Converter(mapping)
     written = [json.loads(line) for path in sorted(outputs.rglob("*.jsonl"))
                for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     corpus = _output_text(written)

@@ -14,7 +14,7 @@ from ..oracles import letta
 from .support import REPO, Case, cases, first_difference, generator, only_output, records, run_cleaner
 
 CASES = cases()
-SCHEMA = json.loads((REPO / "template" / "project" / "cleaner_runtime" / "trajectory-v1.schema.json")
+SCHEMA = json.loads((REPO / "cleaner_runtime" / "trajectory-v1.schema.json")
                     .read_text(encoding="utf-8"))
 
 

@@ -15,11 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.paths import runtime_module
-
-writer = runtime_module("writer")
-convert = runtime_module("convert")
-mapping_module = runtime_module("mapping")
+from cleaner_runtime import convert, readers, validate, writer
+from cleaner_runtime import mapping as mapping_module
 
 # Any text, lone surrogates and control characters included.
 TEXT = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=40)
@@ -168,7 +165,6 @@ def test_true_and_one_are_kept_apart_by_the_cache():
 
 # -- reading: orjson's parse is used only where it equals json.loads ------------------------------
 
-readers = runtime_module("readers")
 LIMITS = readers.Limits()
 NUMBER_LITERALS = st.one_of(
     st.integers(min_value=-(2**80), max_value=2**80).map(str),
@@ -235,8 +231,6 @@ def test_known_differences_of_orjson_take_the_json_path(raw):
 
 
 # -- validation: tool arguments parsed by orjson get json's verdict -------------------------------
-
-validate = runtime_module("validate")
 
 
 def _args_verdict(text: str, fast: bool) -> str:

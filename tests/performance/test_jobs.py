@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from generator.paths import runtime_module
+from cleaner_runtime import readers
+from cleaner_runtime import run as run_module
 
 from .conftest import make_corpus, run_cleaner, tree_bytes
 
@@ -89,9 +90,6 @@ def test_the_session_size_limit_fails_at_the_same_record_with_helpers(cleaners, 
 
 
 # -- --jobs auto (the default) -------------------------------------------------------------------
-
-run_module = runtime_module("run")
-readers = runtime_module("readers")
 
 
 def _files(tmp_path, sizes):

@@ -62,7 +62,7 @@ def lerim_home(tmp_path_factory) -> dict:
     data = root / "data"
     schema_dir = data / "node" / "node_modules" / "@letta-ai" / "trajectory" / "schema"
     schema_dir.mkdir(parents=True)
-    bundled = REPO / "template" / "project" / "cleaner_runtime" / "trajectory-v1.schema.json"
+    bundled = REPO / "cleaner_runtime" / "trajectory-v1.schema.json"
     (schema_dir / "trajectory-v1.schema.json").write_text(bundled.read_text())
     config = root / "config.toml"
     config.write_text(f'[data]\ndir = "{data}"\n')

@@ -23,8 +23,6 @@ import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
 
-from generator.paths import runtime_module
-
 HERE = Path(__file__).resolve().parent
 POSITIVE = HERE / "corpus_positive.jsonl"
 NEGATIVE = HERE / "corpus_negative.jsonl"
@@ -32,13 +30,17 @@ PERSONAL = HERE / "corpus_personal.jsonl"
 
 
 def load_redact():
-    """The template's ``cleaner_runtime.redaction`` package, loaded the way the generator loads it."""
-    return runtime_module("redaction")
+    """The ``cleaner_runtime.redaction`` package (the generator imports the same one)."""
+    from cleaner_runtime import redaction
+
+    return redaction
 
 
 def load_truncate():
-    """The template's ``cleaner_runtime.truncate`` module."""
-    return runtime_module("truncate")
+    """The ``cleaner_runtime.truncate`` module."""
+    from cleaner_runtime import truncate
+
+    return truncate
 
 
 def load_jsonl(path: Path) -> list[dict]:

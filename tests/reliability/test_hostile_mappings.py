@@ -173,14 +173,14 @@ def test_samples_are_data_never_code(tmp_path, answers_dir):
 def test_keywords_and_builtins_stay_data(tmp_path):
     """Names that would shadow or break Python if they became identifiers are only ever data: the
     script is the same bytes whatever the mapping says, and the answers file it reads holds the values."""
-    from generator.paths import runtime_module
+    from cleaner_runtime.mapping import read_answers
     from generator.render import complete, render_template
 
     def render(names: list[str], dest: Path) -> bytes:
         kinds = [{"name": n, "match": {n: n}, "role": "user", "content": [[n]]} for n in names]
         mapping = complete({"mapping_version": 1, "source": names[0], "kinds": kinds})
         render_template(mapping, dest)
-        recorded = runtime_module("mapping").read_answers(dest / ".copier-answers.yml")
+        recorded = read_answers(dest / ".copier-answers.yml")
         assert recorded["source"] == names[0] and recorded["kinds"] == mapping["kinds"]
         return (dest / "clean_to_trajectory_jsonl.py").read_bytes()
 

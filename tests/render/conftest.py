@@ -32,12 +32,10 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def build_session(mapping: dict, records: list[dict]) -> list[dict]:
-    """One session built directly by the template's runtime (no rendering): meta first."""
-    from generator.paths import runtime_module
+    """One session built directly by cleaner_runtime (no rendering): meta first."""
+    from cleaner_runtime import convert, readers
     from generator.render import complete
 
-    convert = runtime_module("convert")
-    readers = runtime_module("readers")
     # the converter alone: a session without a user or an assistant record is still built (the
     # policy that skips it is the run's, tested with the cleaner)
     full = complete({"mapping_version": 1, "source": "t",

@@ -1,7 +1,7 @@
 """The shortcuts that make `new` fast render exactly what the plain way renders.
 
 `new` copies the template's static files itself instead of through copier, runs the cleaner on
-the samples from the template's runtime while copier renders, and imports copier without the
+the samples from the runtime package while copier renders, and imports copier without the
 prompting libraries it never uses here. Each shortcut is checked against the plain way.
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from cleaner_runtime.mapping import with_defaults
 from generator.answers import load_answers
-from generator.paths import runtime_module
 from generator.render import (
     ANSWERS_FILE,
     _static_parts,
@@ -46,14 +46,20 @@ def test_the_template_renders_as_copier_alone_renders_it(tmp_path: Path, answers
     import copier
 
     mapping = complete(load_answers(answers))
-    # The shortcut is taken: the runtime and the tests are copied without copier.
-    assert {p.name for p in _static_parts(tmp_path / "fast")[0]} >= {"cleaner_runtime", "tests", "cleaner_hooks.py"}
+    # The shortcut is taken: the tests are copied without copier.
+    assert {p.name for p in _static_parts(tmp_path / "fast")[0]} >= {"tests", "cleaner_hooks.py"}
     render_template(mapping, tmp_path / "fast")
     copier.run_copy(str(REPO / "template"), str(tmp_path / "plain"), data=copier_data(mapping),
                     answers_file=ANSWERS_FILE, defaults=True, overwrite=True, unsafe=True,
                     settings=copier.Settings(), quiet=True)
     fast, plain = files(tmp_path / "fast"), files(tmp_path / "plain")
-    assert set(fast) - set(plain) == {"AGENT_PROMPT.md"}  # written by render_template, not by copier
+    # written by render_template, not by copier: the prompt, and the runtime package (plain files,
+    # the bytes and modes of the package the generator imports, without caches)
+    runtime = {f"cleaner_runtime/{rel}": entry for rel, entry in files(REPO / "cleaner_runtime").items()
+               if "__pycache__" not in rel and not rel.endswith((".pyc", ".pyo"))}
+    assert set(fast) - set(plain) == {"AGENT_PROMPT.md", *runtime}
+    assert {rel: fast[rel] for rel in runtime} == runtime
+    assert not [p for p in (tmp_path / "fast").rglob("*") if p.is_symlink() or p.name in ("__pycache__", ".ruff_cache")]
     for rel, (data, mode) in plain.items():
         assert fast[rel][0] == data, rel
         if rel != "clean_to_trajectory_jsonl.py":  # made executable by render_template
@@ -67,7 +73,7 @@ def test_the_cleaner_runs_with_the_mapping_the_project_records(tmp_path: Path, a
     mapping = complete(load_answers(answers))
     render_template(mapping, tmp_path / "p")
     rendered = rendered_mapping(tmp_path / "p")
-    assert runtime_module("mapping").with_defaults(rendered) == mapping
+    assert with_defaults(rendered) == mapping
     assert repr(rendered) == repr(cleaner_mapping(mapping))  # same values, types and key order
 
 
@@ -121,7 +127,7 @@ def test_the_answers_file_of_a_render_is_the_one_copy_of_the_mapping(tmp_path: P
     render_template(mapping, tmp_path / "p")
     text = (tmp_path / "p" / ANSWERS_FILE).read_text(encoding="utf-8")
     stored = yaml.safe_load(text)
-    assert runtime_module("mapping").with_defaults({key: stored[key] for key in mapping if key in stored}) == mapping
+    assert with_defaults({key: stored[key] for key in mapping if key in stored}) == mapping
     assert stored == json.loads("\n".join(line for line in text.splitlines() if not line.startswith("#")))
     assert not [key for key in stored if key.startswith("_")] and str(REPO) not in text
     # entries that hold nothing but their default are left out

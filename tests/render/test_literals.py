@@ -77,9 +77,7 @@ def test_any_json_like_mapping_round_trips_as_json_and_yaml_with_its_key_order(v
 
 
 def test_the_answers_file_leaves_out_only_what_the_defaults_put_back():
-    from generator.paths import runtime_module
-
-    mapping = runtime_module("mapping")
+    from cleaner_runtime import mapping
     full = mapping.with_defaults({"mapping_version": 1, "source": "s", "kinds": [{"role": "user", "has": []}],
                                   "timestamps": {"fields": []}, "meta": {"model": ["m"]}})
     pruned = mapping.without_empty_defaults(full)

@@ -1,4 +1,4 @@
-"""Runtime rules every format shares, exercised directly on the template's cleaner_runtime."""
+"""Runtime rules every format shares, exercised directly on cleaner_runtime."""
 
 from __future__ import annotations
 
@@ -65,10 +65,9 @@ def test_missing_times_come_from_neighbours_never_invented():
 
 
 def _built_with_skips(mapping: dict, records: list[dict]) -> tuple[list[dict], dict]:
-    from generator.paths import runtime_module
+    from cleaner_runtime import convert, readers
     from generator.render import complete
 
-    convert, readers = runtime_module("convert"), runtime_module("readers")
     full = complete({"mapping_version": 1, "source": "t", **mapping})
     session = convert.Converter(full, convert.Privacy(full["privacy"])).session("s")
     for n, record in enumerate(records, 1):

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import json
 
-from generator.paths import runtime_module
+from cleaner_runtime import readers
 
 from .conftest import build_session
-
-readers = runtime_module("readers")
-
 
 build = build_session
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from cleaner_runtime.mapping import read_answers
 from generator.answers import load_answers
-from generator.paths import runtime_module
 
 from .conftest import cli
 
@@ -48,7 +48,7 @@ def assert_nothing_left(folder: Path, name: str) -> None:
 
 def cleaner_mapping(project: Path) -> dict:
     """The mapping the rendered cleaner runs with, read as the cleaner reads it."""
-    return runtime_module("mapping").read_answers(project / ".copier-answers.yml")
+    return read_answers(project / ".copier-answers.yml")
 
 
 def test_a_lone_surrogate_in_a_kind_survives_exactly_where_it_is_code(tmp_path: Path):

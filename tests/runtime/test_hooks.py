@@ -2,7 +2,7 @@
 points (a whole document, a record, a record of a known kind, a finished session), and whatever
 they return goes on through the pipeline like the rest.
 
-Each test runs the template's runtime in this process, as a rendered script runs it, with a hooks
+Each test runs cleaner_runtime in this process, as a rendered script runs it, with a hooks
 module written to a temporary cleaner_hooks.py."""
 
 from __future__ import annotations
@@ -15,12 +15,11 @@ from types import ModuleType
 
 import pytest
 
-from generator.paths import runtime_module, template_dir
+from cleaner_runtime import hooks, run
+from generator.paths import runtime_dir, template_dir
 from generator.render import complete
 
-run = runtime_module("run")
-hooks = runtime_module("hooks")
-SCHEMA = template_dir() / "project" / "cleaner_runtime" / "trajectory-v1.schema.json"
+SCHEMA = runtime_dir() / "trajectory-v1.schema.json"
 TS = "2026-05-16T09:00:0{}Z"
 MAPPING = complete({
     "mapping_version": 1, "source": "hook-agent", "timestamps": {"fields": ["ts"]},

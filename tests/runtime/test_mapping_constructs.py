@@ -8,11 +8,10 @@ written by hand.
 
 from __future__ import annotations
 
-from generator.paths import runtime_module
+from cleaner_runtime import trees
+from cleaner_runtime.mapping import compile_paths
 
 from ..render.conftest import build_session as build
-
-trees = runtime_module("trees")
 
 T0 = "2026-05-16T09:00:00Z"
 T1 = "2026-05-16T09:00:05Z"
@@ -199,7 +198,7 @@ def test_a_tree_by_parent_is_written_depth_first_with_siblings_in_order():
 
 
 def test_nested_children_are_flattened_depth_first_and_taken_out_of_their_parent():
-    paths = runtime_module("mapping").compile_paths(["child_runs", "extra.children"])
+    paths = compile_paths(["child_runs", "extra.children"])
     root = {"id": 1, "child_runs": [{"id": 2, "child_runs": [{"id": 3}]}, {"id": 4, "extra": {"children": [{"id": 5}]}}]}
     flat = trees.flatten_children(root, paths)
     assert [r["id"] for r in flat] == [1, 2, 3, 4, 5]

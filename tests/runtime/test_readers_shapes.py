@@ -6,10 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 
-from generator.paths import runtime_module
-
-readers = runtime_module("readers")
-mapping = runtime_module("mapping")
+from cleaner_runtime import mapping, readers
 
 
 def read(path, container="auto", records_path=None):

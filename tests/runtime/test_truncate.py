@@ -10,14 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.paths import runtime_module
+from cleaner_runtime.redaction import Redactor
+from cleaner_runtime.truncate import truncate_head_tail as truncate
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "redaction"))
 
 from redaction_support import leaks
-
-truncate = runtime_module("truncate").truncate_head_tail
-Redactor = runtime_module("redaction").Redactor
 
 MARKER_RE = re.compile(r"\n\[\.\.\. (\d+) characters truncated \.\.\.\]\n")
 

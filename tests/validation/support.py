@@ -13,7 +13,7 @@ SHARED = REPO.parent / "shared"
 UPSTREAM_SCHEMA = SHARED / "reference" / "trajectory-v1.schema.json"
 UPSTREAM_FIXTURES = SHARED / "reference" / "upstream-fixtures"
 CORPUS = Path(__file__).resolve().parent / "corpus"
-RUNTIME_FILE = REPO / "template" / "project" / "cleaner_runtime" / "validate.py"
+RUNTIME_FILE = REPO / "cleaner_runtime" / "validate.py"
 BUNDLED_SCHEMA = RUNTIME_FILE.with_name("trajectory-v1.schema.json")
 
 if str(REPO) not in sys.path:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from generator.paths import runtime_module
-
 
 @pytest.fixture(scope="module")
 def compiler():
-    return runtime_module("schema_compiler")
+    from cleaner_runtime import schema_compiler
+
+    return schema_compiler
 
 
 def test_equal_follows_json_semantics(compiler):

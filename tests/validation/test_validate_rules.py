@@ -293,7 +293,7 @@ def test_load_schema_errors_name_the_file(rt, tmp_path):
 
 
 def test_runtime_loads_from_anywhere_with_its_schema(tmp_path):
-    """A copy of the runtime package, loaded under a private name as the generator loads it, finds
+    """A copy of the runtime package, loaded under a private name from another folder, finds
     the schema bundled beside it and compiles it."""
     shutil.copytree(RUNTIME_FILE.parent, tmp_path / "cleaner_runtime", ignore=shutil.ignore_patterns("__pycache__"))
     root = tmp_path / "cleaner_runtime"
@@ -316,7 +316,7 @@ def test_runtime_loads_from_anywhere_with_its_schema(tmp_path):
 def test_module_loads_as_package_member():
     code = ("import sys; sys.path.insert(0, sys.argv[1]); import cleaner_runtime.validate as v; "
             "print(v.__name__, v.TrajectoryValidator(v.load_schema(v.BUNDLED_SCHEMA)).mode)")
-    result = subprocess.run([sys.executable, "-c", code, str(REPO / "template" / "project")], check=False,
+    result = subprocess.run([sys.executable, "-c", code, str(REPO)], check=False,
                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["cleaner_runtime.validate", "compiled"]

@@ -1,8 +1,8 @@
 """Validate trajectory-v1 JSONL files the way Lerim reads them.
 
 This module is copied verbatim into every rendered cleaner project (with the rest of
-``cleaner_runtime``) and is also imported by the trajectory-cleaner generator, which loads the
-template's runtime package (``generator/paths.py``). It depends on the standard library and
+``cleaner_runtime``) and is also imported by the trajectory-cleaner generator, which imports the
+same package by name. It depends on the standard library and
 ``jsonschema`` only (``orjson`` speeds up reading tool arguments when it is installed, with the
 same verdicts).
 
