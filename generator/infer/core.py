@@ -1311,7 +1311,7 @@ class Inferrer:
         if not naive:
             self.decide("timestamps.timezone", "UTC", 0.95, "times carry their zone (or are epoch numbers)")
             return "UTC"
-        zone_runtime = __import__("generator.paths", fromlist=["runtime_module"]).runtime_module("timestamps")
+        from cleaner_runtime.timestamps import zone
         for path, st in self.p.stats.items():
             if LIST in path or norm(path[-1]) not in ("timezone", "tz", "time_zone", "zone", "utc_offset", "tzname"):
                 continue
@@ -1319,7 +1319,7 @@ class Inferrer:
             if values:
                 try:
                     for value in values:
-                        zone_runtime.zone(value)
+                        zone(value)
                 except ValueError:
                     continue
                 self.zone_field = path
