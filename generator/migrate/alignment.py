@@ -49,6 +49,7 @@ NOISE_WORDS = {"heartbeat", "typing", "progress", "ping", "pong", "usage", "keep
 HEADER_WORDS = {"opened", "start", "started", "header", "session", "created", "meta", "init", "begin"}
 SYSTEM_WORDS = {"system"}
 
+
 # --- does an old text come from this raw string? ---------------------------------------------
 
 class TextMatcher:
@@ -107,8 +108,8 @@ class TextMatcher:
 
 # --- the records: raw, old output, and what one became ----------------------------------------
 
-MAX_DEPTH = 6
-MAX_ITEMS = 64
+MAX_DEPTH = 6  # how deep a record's leaves are indexed
+MAX_ITEMS = 64  # list items indexed per list
 
 
 @dataclass
@@ -174,6 +175,8 @@ def _text_candidates(rec: RawRec) -> list[tuple[tuple, str, tuple]]:
 
 @dataclass
 class Target:
+    """One record of the old output (migrated mechanically), to trace back to the raw record it came from."""
+
     session: int
     index: int
     record: dict
@@ -241,18 +244,6 @@ def _include(samples: list[Path]) -> list[str]:
             suffix = "".join(sample.suffixes[-1:]) or sample.name
             include.append(f"*{suffix}")
     return include
-
-
-def _read_item(item, file: int, records: list[RawRec], notes: list[str]) -> None:
-    """Add one file's records (up to MAX_RAW in all); its bad lines become notes."""
-    readers = runtime_module("readers")
-    for entry in readers.read_records(item, "auto"):
-        if isinstance(entry, readers.BadLine):
-            notes.append(f"{entry.where}: {entry.reason} (not used for learning)")
-            continue
-        where, record = entry
-        if len(records) < MAX_RAW:
-            records.append(RawRec(len(records), file, str(where), record))
 
 
 # --- tracing the old output back to the raw records ------------------------------------------

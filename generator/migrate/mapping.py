@@ -48,6 +48,8 @@ TIME_NAME = re.compile(r"time|date|_at$|^at$|^ts$|when", re.IGNORECASE)
 
 @dataclass
 class Learned:
+    """The learned mapping, the rules it was made of, and what could not be learned (for the report)."""
+
     mapping: dict
     rules: list[Rule]
     questions: list[str]
