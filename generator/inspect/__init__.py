@@ -19,7 +19,9 @@ The modules, each importing only those above it:
 - ``fields``: per-path statistics (``FieldStat``, ``profile_fields``)
 - ``records``: ``FileReport``, ``Rec`` and which sampled records are kept
 - ``documents``: where the record list is in a JSON document
-- ``reading``: reading a bounded sample of each input file
+- ``files``: the files the inputs name, how each is opened, JSON Lines or a document
+- ``jsonl``: reading JSON Lines within a byte budget
+- ``reading``: reading a bounded sample of one input file (any container)
 - ``sessions``, ``discriminators``, ``splits``, ``kinds``, ``blocks``, ``links``, ``times``, ``meta``,
   ``native``: the analyses
 - ``profile``: the ``Profile`` (its ``to_dict()`` is the --json report) and ``profile_paths``

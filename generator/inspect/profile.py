@@ -18,11 +18,12 @@ from pathlib import Path
 from generator.inspect.blocks import Blocks, find_blocks
 from generator.inspect.fieldpaths import dotted
 from generator.inspect.fields import profile_fields
+from generator.inspect.files import expand_paths
 from generator.inspect.kinds import find_kinds
 from generator.inspect.links import find_links
 from generator.inspect.meta import find_meta
 from generator.inspect.native import Native, detect_native
-from generator.inspect.reading import expand_paths, read_sample
+from generator.inspect.reading import read_sample
 from generator.inspect.records import Rec
 from generator.inspect.sessions import SessionInfo, find_sessions
 from generator.inspect.times import find_times

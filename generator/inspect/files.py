@@ -1,0 +1,89 @@
+"""The input files: which files paths, folders and globs name, how a file is opened (gzip or not), and
+whether it is JSON Lines or one JSON document, decided as the cleaner's reader decides it.
+
+Contract: ``expand_paths`` returns (shown name, path) pairs without duplicates, and the problems of
+names that match nothing; the rest look at the head of one file. The runtime's readers do the work.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from generator.paths import runtime_module
+
+_GLOB_CHARS = set("*?[")
+
+
+def expand_paths(paths: list[str]) -> tuple[list[tuple[str, Path]], list[str]]:
+    """Files named by paths, folders (recursive, hidden skipped) and globs; plus problems."""
+    readers = runtime_module("readers")
+    out: list[tuple[str, Path]] = []
+    problems: list[str] = []
+    seen: set = set()
+    for given in paths:
+        candidates: list[str]
+        if not os.path.exists(given) and _GLOB_CHARS & set(given):
+            candidates = sorted(glob.glob(given, recursive=True))
+            if not candidates:
+                problems.append(f"{given}: no file matches this pattern")
+        else:
+            candidates = [given]
+        for candidate in candidates:
+            path = Path(candidate)
+            if not path.exists():
+                problems.append(f"{candidate}: no such file or folder")
+                continue
+            if path.is_dir():
+                items = [(str(item.path), item.path) for item in readers.discover(candidate, ["*"])]
+            else:
+                items = [(candidate, path)]
+            for shown, real in items:
+                key = os.path.realpath(real)
+                if key not in seen:
+                    seen.add(key)
+                    out.append((shown, real))
+    return out, problems
+
+
+def open_input(path: Path):
+    return runtime_module("readers")._open_bytes(path)
+
+
+def first_byte(path: Path) -> bytes:
+    with open_input(path) as stream:
+        chunk = stream.read(65536).lstrip(b" \t\r\n")
+    if chunk.startswith(b"\xef\xbb\xbf"):
+        chunk = chunk[3:].lstrip(b" \t\r\n")
+    return chunk[:1]
+
+
+def first_line_longer(path: Path, limit: int) -> bool:
+    with open_input(path) as stream:
+        return not stream.readline(limit).endswith(b"\n") and bool(stream.read(1))
+
+
+def detect_container(readers: Any, path: Path) -> str:
+    """``jsonl`` or a JSON document, decided exactly as the cleaner's reader decides it."""
+    try:
+        kind, fallback = readers._detect(path, readers.Limits())
+    except (AttributeError, TypeError):
+        with open_input(path) as stream:
+            line = stream.readline(1 << 20).strip(b" \t\r\n\xef\xbb\xbf")
+        try:
+            return "jsonl" if isinstance(json.loads(line), dict) else "json_array"
+        except ValueError:
+            return "json_object"
+    if kind != "jsonl" and fallback:
+        # one line holding a whole value: a document only if the whole file parses as one
+        with open_input(path) as stream:
+            head = stream.read(1 << 20)
+        try:
+            json.loads(head)
+        except ValueError:
+            return "jsonl" if len(head) < (1 << 20) else kind
+    return kind
+

@@ -1,0 +1,115 @@
+"""Reading JSON Lines within a byte budget: every line of a small (or compressed) file up to the
+budget, the head, middle and tail of a big one; and lines that each hold one conversation's records.
+
+Contract: bad lines are counted in the FileReport with where and why (a torn last line, invalid
+JSON or UTF-8, a value that is not an object), never raised; the report says which part was read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from generator.inspect.files import open_input
+from generator.inspect.records import FileReport, Keep, Rec
+from generator.inspect.values import human_size, type_name
+from generator.paths import runtime_module
+
+
+def _segments(size: int, budget: int) -> list[tuple[int, int, str]]:
+    """Byte ranges of a big file to read: mostly the head, some middle, some tail."""
+    if size <= budget:
+        return [(0, size, "head")]
+    head = int(budget * 0.6)
+    middle = int(budget * 0.2)
+    tail = budget - head - middle
+    mid_start = max(head, size // 2 - middle // 2)
+    return [(0, head, "head"), (mid_start, middle, "middle"), (size - tail, tail, "tail")]
+
+
+def _parse_line(raw: bytes, where: str, report: FileReport, out: list, index: int) -> None:
+    if not raw.strip():
+        return
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        report.bad(where, f"invalid UTF-8 at byte {exc.start}")
+        return
+    except (ValueError, RecursionError) as exc:
+        torn = not raw.endswith(b"\n")
+        detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        report.bad(where, "torn last line (no newline)" if torn else f"invalid JSON ({detail})")
+        return
+    if not isinstance(value, dict):
+        report.bad(where, f"a JSON {type_name(value)}, not an object")
+        return
+    out.offer(value, where)
+
+
+def read_jsonl(report: FileReport, path: Path, budget: int, index: int, keep: int) -> list[Rec]:
+    out = Keep(index, keep)
+    if report.compressed or report.size <= budget:
+        with open_input(path) as stream:
+            number = 0
+            while True:
+                raw = stream.readline()
+                if not raw:
+                    break
+                number += 1
+                if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                report.bytes_read += len(raw)
+                _parse_line(raw, f"{report.path}:{number}", report, out, index)
+                if report.bytes_read >= budget:
+                    if stream.readline():
+                        report.complete = False
+                        kind = "decompressed " if report.compressed else ""
+                        report.read = f"first {human_size(report.bytes_read)} ({kind}lines 1-{number})"
+                    break
+        return out
+    report.complete = False
+    parts = []
+    with open(path, "rb") as stream:
+        for start, length, name in _segments(report.size, budget):
+            stream.seek(start)
+            data = stream.read(length)
+            report.bytes_read += len(data)
+            lines = data.split(b"\n")
+            at_end = start + length >= report.size
+            if start > 0:
+                lines = lines[1:]  # the first piece is the rest of a line we did not start
+            if not at_end:
+                lines = lines[:-1]  # the last piece is cut by the budget
+            if name == "head":
+                if lines and lines[0].startswith(b"\xef\xbb\xbf"):
+                    lines[0] = lines[0][3:]
+                for number, raw in enumerate(lines, start=1):
+                    _parse_line(raw + b"\n", f"{report.path}:{number}", report, out, index)
+                parts.append(f"lines 1-{len(lines)}")
+            else:
+                for raw in lines:
+                    _parse_line(raw + b"\n", f"{report.path} (byte ~{start})", report, out, index)
+                parts.append(f"{human_size(length)} of the {name} (from byte {start})")
+    report.read = f"{human_size(report.bytes_read)} of {human_size(report.size)}: " + ", ".join(parts)
+    return out
+
+
+def expand_lines(report: FileReport, lines: list[Rec], key: str, index: int, keep: int) -> list[Rec]:
+    """JSONL whose every line is one conversation holding its records at ``key`` (``*.<key>``)."""
+    report.records_path = ("*", key)
+    report.records_path_choices = [report.records_path]
+    without = runtime_module("readers").without_path
+    out = Keep(index, keep)
+    for line in lines:
+        inner = line.data.get(key)
+        if not isinstance(inner, list):
+            report.bad(line.where, f"no list at `{key}`")
+            continue
+        envelope = without(line.data, (key,))
+        for number, value in enumerate(inner, start=1):
+            if isinstance(value, dict):
+                rec = out.offer(value, f"{line.where} (record {number})")
+                if rec is not None:
+                    rec.element, rec.envelope = line.pos, envelope
+    return out
+
