@@ -11,7 +11,6 @@ import yaml
 
 from generator.infer import Inference, infer_profile
 from generator.inspect import Profile, profile_paths
-from generator.paths import runtime_module
 from generator.render import render_new
 
 REPO = Path(__file__).resolve().parents[2]
@@ -68,7 +67,8 @@ def render_and_read(mapping: dict, sample_paths: list[Path], dest: Path) -> tupl
 
 def validation_problems(dest: Path) -> list[str]:
     """Errors the runtime validator finds in the rendered project's outputs (warnings ignored)."""
-    validate = runtime_module("validate")
+    from cleaner_runtime import validate
+
     schema_path, _ = validate.find_schema(str(dest / "cleaner_runtime" / "trajectory-v1.schema.json"))
     validator = validate.TrajectoryValidator(validate.load_schema(schema_path))
     problems = []

@@ -10,7 +10,6 @@ import sys
 import pytest
 
 from generator.migrate.old_script import read_script
-from generator.paths import runtime_module
 from generator.prompt import resolved_schema
 
 from .conftest import SCRIPTS, read_jsonl, run_cli
@@ -51,7 +50,8 @@ def new_sessions(project) -> dict[str, list[dict]]:
 
 
 def valid(path) -> bool:
-    validate = runtime_module("validate")
+    from cleaner_runtime import validate
+
     schema, _ = validate.find_schema(None)
     validator = validate.TrajectoryValidator(validate.load_schema(schema))
     return not [p for p in validate.check_file(path, validator) if p.severity == "error"]
@@ -61,7 +61,9 @@ def in_order(old: list[tuple[str, str]], new: list[dict], redacted: bool) -> boo
     """Every old text is in the new user/assistant records, in order (the old script's placeholders match
     whatever the new cleaner put there)."""
     texts = [(r["role"], r["content"]) for r in new if r["role"] in ("user", "assistant") and r.get("content")]
-    redactor = runtime_module("redaction").Redactor()
+    from cleaner_runtime.redaction import Redactor
+
+    redactor = Redactor()
     at = 0
     for role, text in old:
         text = redactor.redact(text)  # what the old script leaked is redacted by the migration

@@ -6,8 +6,6 @@ import json
 import os
 import shutil
 
-from generator.paths import runtime_module
-
 from .conftest import FIXTURES, SHARED, needs_shared, read_jsonl, run_cli
 
 OLD = FIXTURES / "old-traces"
@@ -20,7 +18,8 @@ SECRETS = (
 
 
 def problems(path):
-    validate = runtime_module("validate")
+    from cleaner_runtime import validate
+
     schema, _ = validate.find_schema(None)
     validator = validate.TrajectoryValidator(validate.load_schema(schema))
     return [p for p in validate.check_file(path, validator) if p.severity == "error"]
