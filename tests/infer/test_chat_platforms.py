@@ -1,5 +1,5 @@
-"""richtext.py, notices.py, speakers.people_beside_bots and inspect.key_roles, on a small chat
-export modelled on Slack's (one JSON array of messages per channel-day): input and decision."""
+"""richtext.py, notices.py, speakers.people_beside_bots and inspect.splits.key_roles, on a small
+chat export modelled on Slack's (one JSON array of messages per channel-day): input and decision."""
 
 from __future__ import annotations
 
