@@ -82,8 +82,8 @@ def _id_sites(kinds: list[Kind], blocks: Blocks) -> list[tuple[str, tuple, list[
                 for bpath in blocks.key_paths:
                     items = [i for v in values_at(rec.data, bpath) if isinstance(v, list) for i in v]
                     for i, item in enumerate(items):
-                        name = next((k for k in order if isinstance(item, dict) and item.get(k) not in (None, False, "")),
-                                    None)
+                        name = next((k for k in order
+                                     if isinstance(item, dict) and item.get(k) not in (None, False, "")), None)
                         if name is None:
                             continue
                         nodes: list = []

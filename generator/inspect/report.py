@@ -33,7 +33,8 @@ def report_text(profile: Profile, show_values: bool = False) -> str:
     for f in profile.files[:30]:
         extra = f", records at `{dotted(f.records_path)}`" if f.records_path else ""
         add(f"  {f.path}: {f.container}{' gzip' if f.compressed else ''}, {f.records} records{extra}, read "
-            f"{f.read}" + (f", {f.bad_count} bad line(s)" if f.bad_count else "") + (f"; {f.problem}" if f.problem else ""))
+            f"{f.read}" + (f", {f.bad_count} bad line(s)" if f.bad_count else "")
+            + (f"; {f.problem}" if f.problem else ""))
         for where, reason in f.bad_lines[:5]:
             add(f"    bad: {where}: {reason}")
     if len(profile.files) > 30:

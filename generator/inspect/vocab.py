@@ -24,7 +24,8 @@ ROLE_WORDS: dict[str, set[str]] = {
     "system": {"system", "developer", "instruction", "instructions", "sys"},
     "tool_call": {"tool_use", "tool_call", "function_call", "toolcall", "tooluse", "functioncall", "action",
                   "invoke", "invocation", "call", "command", "exec", "execute", "step_start"},
-    "tool_result": {"tool_result", "toolresult", "observation", "tool", "function", "tool_message", "function_output", "tool_output", "function_result",
+    "tool_result": {"tool_result", "toolresult", "observation", "tool", "function", "tool_message", "function_output",
+                    "tool_output", "function_result",
                     "result", "output", "return", "returns", "tool_response", "function_response", "response_tool",
                     "step_end", "stdout"},
     "skip": {"heartbeat", "ping", "pong", "keepalive", "progress", "usage", "token_count", "tokens", "metrics",
@@ -54,7 +55,8 @@ ROLE_FIELD_NAMES = {"role", "speaker", "author", "sender", "from", "actor", "who
 SESSION_WORDS = {"session", "conversation", "convo", "conv", "thread", "trace", "chat", "dialog", "dialogue", "episode",
                  "run", "ticket", "case", "job", "workflow", "execution", "incident", "interaction", "transcript",
                  "pipeline", "build", "task"}
-SESSION_RANK = {"session": 0, "conversation": 0, "convo": 0, "conv": 0, "thread": 0, "chat": 0, "dialog": 0, "dialogue": 0,
+SESSION_RANK = {"session": 0, "conversation": 0, "convo": 0, "conv": 0, "thread": 0, "chat": 0, "dialog": 0,
+                "dialogue": 0,
                 "transcript": 0, "trace": 1, "episode": 1, "interaction": 1, "ticket": 2, "case": 2, "incident": 2,
                 "run": 2, "job": 2, "workflow": 2, "execution": 2, "pipeline": 2, "build": 2, "task": 3}
 TIME_WORDS = {"timestamp", "ts", "time", "date", "datetime", "created", "created_at", "createdat", "at", "when",
