@@ -65,6 +65,17 @@ class ResultList:
     results: int
 
 
+def args_value(value: Any) -> Any:
+    """A call's arguments as a value: JSON text parsed (empty text is no arguments, ``{}``), text that
+    is not JSON left as text, anything else as it is. Formats send arguments both ways."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value) if value.strip() else {}
+        except ValueError:
+            return value
+    return value
+
+
 def _leaves(item: dict, depth: int = 2) -> list[tuple[tuple, Any]]:
     """(path, value) of an item's fields, two levels deep (``function.name``)."""
     out: list[tuple[tuple, Any]] = []

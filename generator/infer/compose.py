@@ -14,13 +14,12 @@ written); a ``stderr`` beside a ``stdout``. A list is labelled with its field's 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from generator.infer.calls import norm
+from generator.infer.losses import is_link
 from generator.inspect import mapping_path
 
-URL = re.compile(r"https?://\S+\Z")
 # a field naming one file a message carries
 ATTACHMENT_NAMES = {"attachment", "attachment_name", "attachment_file", "attachment_filename", "file_name",
                     "filename", "attached_file"}
@@ -41,7 +40,7 @@ def _item_key(items: list[dict]) -> str | None:
 
 
 def _is_link_list(values: list[Any]) -> bool:
-    return bool(values) and all(isinstance(v, str) and URL.match(v.strip()) for v in values)
+    return bool(values) and all(isinstance(v, str) and is_link(v) for v in values)
 
 
 def compose(records: list[dict], content: tuple) -> dict | None:

@@ -15,11 +15,10 @@ linked by id. Each change is a decision with evidence; answered decisions are re
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from cleaner_runtime.mapping import MISSING, get_path
-from generator.infer.calls import CallList, find_call_lists, find_result_lists, norm
+from generator.infer.calls import CallList, args_value, find_call_lists, find_result_lists, norm
 from generator.infer.links import constant_within_sessions
 from generator.inspect import dotted, mapping_path, session_key
 
@@ -124,12 +123,10 @@ def _arguments(records: list[dict], calls: CallList) -> dict[str, Any]:
         for item in _get(record, calls.path) or []:
             if not isinstance(item, dict) or calls.call_id is None:
                 continue
-            args = _get(item, calls.args) if calls.args else None
-            if isinstance(args, str):
-                try:
-                    args = json.loads(args) if args.strip() else {}
-                except ValueError:
-                    continue
+            raw = _get(item, calls.args) if calls.args else None
+            args = args_value(raw)
+            if isinstance(raw, str) and isinstance(args, str):
+                continue  # text that is not JSON: nothing to compare by
             out[str(_get(item, calls.call_id))] = args
     return out
 

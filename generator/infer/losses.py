@@ -79,6 +79,11 @@ def _squash(text: str) -> str:
 _URL = re.compile(r"https?://\S{4,}\Z")
 
 
+def is_link(text: str) -> bool:
+    """A whole value that is one web address (a source, a file's URL)."""
+    return bool(_URL.match(text.strip()))
+
+
 def is_prose(text: str) -> bool:
     """Text to keep: three words or more (not a time), or a link (the seed asks to keep source links)."""
     squashed = _squash(text)

@@ -24,18 +24,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from generator.infer.calls import find_call_lists
+from generator.infer.calls import args_value, find_call_lists
 from generator.infer.links import parent_links
 from generator.inspect import dotted, get, mapping_path
-
-
-def _args(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value) if value.strip() else {}
-        except ValueError:
-            return value
-    return value
 
 
 def _listed_calls(inferrer: Any, besides: Any) -> set[str]:
@@ -49,7 +40,7 @@ def _listed_calls(inferrer: Any, besides: Any) -> set[str]:
             for record in records:
                 for item in get(record, calls.path) or []:
                     if isinstance(item, dict):
-                        args = _args(get(item, calls.args)) if calls.args else {}
+                        args = args_value(get(item, calls.args)) if calls.args else {}
                         found.add(json.dumps([get(item, calls.tool_name), args], sort_keys=True, default=str))
     return found
 
@@ -59,7 +50,7 @@ def steps_answering_calls(inferrer: Any) -> None:
         if plan.role not in ("tool_exchange", "tool_call") or not (plan.tool_name and plan.args and plan.output):
             continue
         calls = _listed_calls(inferrer, plan)
-        keys = [json.dumps([get(rec.data, plan.tool_name), _args(get(rec.data, plan.args))], sort_keys=True,
+        keys = [json.dumps([get(rec.data, plan.tool_name), args_value(get(rec.data, plan.args))], sort_keys=True,
                            default=str) for rec in plan.kind.recs]
         if not calls or not all(key in calls for key in keys):
             continue
