@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cleaner_runtime.mapping import MISSING, get_path
 from generator.infer.calls import CallList, args_value, find_call_lists, find_result_lists, norm
 from generator.infer.links import constant_within_sessions
-from generator.inspect import dotted, mapping_path, session_key
+from generator.inspect import dotted, get, mapping_path, session_key
 
 REASONING_KEYS = {"reasoning", "reasoning_content", "thinking", "thought", "thoughts", "rationale", "reflection",
                   "scratchpad", "analysis", "chain_of_thought"}
@@ -29,18 +28,13 @@ TEXT_KEYS = ("content", "text", "message", "body", "reply", "response", "answer"
 SKIPPED_BY_NAME = ("skip", "system", "meta")
 
 
-def _get(record: Any, path: tuple) -> Any:
-    value = get_path(record, path)
-    return None if value is MISSING else value
-
-
 def _siblings(records: list[dict], calls: CallList) -> tuple[tuple | None, tuple | None]:
     """The reasoning and text fields beside the call list (in the object that holds it)."""
     parent = calls.path[:-1]
     reasoning: dict[str, int] = {}
     text: dict[str, int] = {}
     for record in records:
-        holder = _get(record, parent) if parent else record
+        holder = get(record, parent) if parent else record
         if not isinstance(holder, dict):
             continue
         for key, value in holder.items():
@@ -85,7 +79,7 @@ def _emit_for(records: list[dict], lists: list[CallList]) -> tuple[list[dict], s
 def _ok_of(records: list[dict], item_path: tuple) -> dict | None:
     """An item field that says whether a result failed (``is_error``) or succeeded."""
     for record in records:
-        items = _get(record, item_path)
+        items = get(record, item_path)
         for item in items if isinstance(items, list) else []:
             if isinstance(item, dict):
                 for key, value in item.items():
@@ -102,7 +96,7 @@ def _link_field(inferrer: Any, plan: Any, ids: set[str]) -> tuple[tuple, float] 
     for path, stat in plan.kind.stats.items():
         if any(isinstance(p, str) and p == "[]" for p in path) or len(path) > 3 or not stat.records:
             continue
-        values = [(rec, _get(rec.data, path)) for rec in plan.kind.recs]
+        values = [(rec, get(rec.data, path)) for rec in plan.kind.recs]
         values = [(rec, v) for rec, v in values if isinstance(v, (str, int)) and not isinstance(v, bool)]
         if len(values) < 0.5 * plan.kind.count:
             continue
@@ -120,21 +114,21 @@ def _arguments(records: list[dict], calls: CallList) -> dict[str, Any]:
     """Call id -> its arguments as an object (parsed when they are JSON text)."""
     out: dict[str, Any] = {}
     for record in records:
-        for item in _get(record, calls.path) or []:
+        for item in get(record, calls.path) or []:
             if not isinstance(item, dict) or calls.call_id is None:
                 continue
-            raw = _get(item, calls.args) if calls.args else None
+            raw = get(item, calls.args) if calls.args else None
             args = args_value(raw)
             if isinstance(raw, str) and isinstance(args, str):
                 continue  # text that is not JSON: nothing to compare by
-            out[str(_get(item, calls.call_id))] = args
+            out[str(get(item, calls.call_id))] = args
     return out
 
 
 def _repeats_calls(plan: Any, link: tuple, arguments: dict[str, Any]) -> bool:
     """Whether every record of the kind carries, beside a call's id, that call's arguments."""
     for rec in plan.kind.recs:
-        wanted = arguments.get(str(_get(rec.data, link)))
+        wanted = arguments.get(str(get(rec.data, link)))
         if wanted is None or not any(value == wanted for value in rec.data.values()):
             return False
     return True
@@ -180,8 +174,8 @@ def adopt_call_lists(inferrer: Any) -> None:
                 ids |= set(calls.ids)
                 arguments.update(_arguments(records, calls))
                 inferrer.embedded_call_names = getattr(inferrer, "embedded_call_names", set()) | {
-                    item[calls.tool_name[0]] if len(calls.tool_name) == 1 else _get(item, calls.tool_name)
-                    for record in records for item in (_get(record, calls.path) or []) if isinstance(item, dict)}
+                    item[calls.tool_name[0]] if len(calls.tool_name) == 1 else get(item, calls.tool_name)
+                    for record in records for item in (get(record, calls.path) or []) if isinstance(item, dict)}
     for plan, records, lists in holders:
         key = f"kinds[{plan.kind.key}]"
         earlier = _repeated_by(plan, lists, holders)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cleaner_runtime.mapping import MISSING, get_path
+
 LIST = "[]"  # path segment standing for "every element of a list"
 
 
@@ -31,13 +33,10 @@ def mapping_path(path: tuple) -> str | list:
 
 
 def get(record: Any, path: tuple) -> Any:
-    node = record
-    for key in path:
-        if isinstance(node, dict) and key in node:
-            node = node[key]
-        else:
-            return None
-    return node
+    """The value at ``path`` as the cleaner reads it (``cleaner_runtime.mapping.get_path``: the one
+    reader of paths), None where the path leads nowhere."""
+    value = get_path(record, path)
+    return None if value is MISSING else value
 
 
 def walk(value: Any, path: tuple, out: list) -> None:
