@@ -156,7 +156,9 @@ def _not_a_file(path: Path) -> str:
 READ_BUFFER = 1 << 18
 
 
-def _open_bytes(path: Path):
+def open_bytes(path: Path):
+    """A file opened for reading bytes, gunzipped when it starts with gzip's magic bytes (whatever
+    its name). Public: inspection reads sample files through it, as the cleaner does."""
     # a larger buffer than the default 8 KiB halves the cost of reading a line
     handle = open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 - returned open, closed by the caller's with
     try:
@@ -258,7 +260,7 @@ def read_records(
         kind = container
         fallback = False
         if kind == "auto":
-            kind, fallback = _detect(item.path, limits)
+            kind, fallback = detect(item.path, limits)
         if kind in TABLES or kind == "jsonl":
             lines = _read_table(item.path, name, TABLES[kind], limits) if kind in TABLES else \
                 _read_jsonl(item.path, name, limits)
@@ -315,7 +317,7 @@ def _read_table(path: Path, name: str, delimiter: str, limits: Limits) -> Iterat
 
     Rows are numbered by the physical line they start on, so that a message names the line a
     person finds in an editor even when a quoted cell spans several lines."""
-    with _open_bytes(path) as stream, io.TextIOWrapper(stream, encoding="utf-8-sig", newline="") as text:
+    with open_bytes(path) as stream, io.TextIOWrapper(stream, encoding="utf-8-sig", newline="") as text:
         rows = csv.reader(_counted_lines(text, limits), delimiter=delimiter)
         try:
             header = next(rows, None)
@@ -353,8 +355,9 @@ def _counted_lines(text: io.TextIOWrapper, limits: Limits) -> Iterator[str]:
         yield line
 
 
-def _detect(path: Path, limits: Limits) -> tuple[str, bool]:
+def detect(path: Path, limits: Limits) -> tuple[str, bool]:
     """The container of a file, from its first non-blank line; and whether to fall back to JSONL.
+    Public: inspection decides containers with it, exactly as the cleaner does.
 
     A first line that is a whole object means JSONL. One that breaks off at its end (``[``,
     ``{``, ``{"records": [``) starts a pretty-printed document. One that is broken in its middle
@@ -365,7 +368,7 @@ def _detect(path: Path, limits: Limits) -> tuple[str, bool]:
     table = table_kind(path)
     if table is not None:
         return table, False
-    with _open_bytes(path) as stream:
+    with open_bytes(path) as stream:
         line = b""
         try:
             for _ in range(100_000):
@@ -395,7 +398,7 @@ def _detect(path: Path, limits: Limits) -> tuple[str, bool]:
 
 
 def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
-    with _open_bytes(path) as stream:
+    with open_bytes(path) as stream:
         compressed = isinstance(stream, gzip.GzipFile)
         number = 0
         while True:
@@ -491,7 +494,7 @@ def _read_document(
     path: Path, name: str, kind: str, records_path: tuple | None, limits: Limits, fallback: bool = False,
     document_key: str | None = None, transform: Transform | None = None,
 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
-    with _open_bytes(path) as stream:
+    with open_bytes(path) as stream:
         data = stream.read(limits.document_bytes + 1)
     if len(data) > limits.document_bytes:
         raise InputError(

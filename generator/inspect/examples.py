@@ -11,8 +11,8 @@ import json
 import re
 from typing import Any
 
+from cleaner_runtime.redaction import Redactor
 from generator.inspect.values import str_len
-from generator.paths import runtime_module
 
 _REDACTOR: Any = None
 
@@ -22,7 +22,7 @@ def redact(text: str) -> str:
     global _REDACTOR
     if _REDACTOR is None:
         try:
-            _REDACTOR = runtime_module("redaction").Redactor()
+            _REDACTOR = Redactor()
         except Exception:  # noqa: BLE001 - redaction unavailable: show shapes only
             _REDACTOR = False
     if _REDACTOR is False:

@@ -11,16 +11,15 @@ import glob
 import json
 import os
 from pathlib import Path
-from typing import Any
 
-from generator.paths import runtime_module
+from cleaner_runtime.readers import Limits, detect, open_bytes
 
 _GLOB_CHARS = set("*?[")
 
 
 def expand_paths(paths: list[str]) -> tuple[list[tuple[str, Path]], list[str]]:
     """Files named by paths, folders (recursive, hidden skipped) and globs; plus problems."""
-    readers = runtime_module("readers")
+    from cleaner_runtime import readers
     out: list[tuple[str, Path]] = []
     problems: list[str] = []
     seen: set = set()
@@ -50,7 +49,7 @@ def expand_paths(paths: list[str]) -> tuple[list[tuple[str, Path]], list[str]]:
 
 
 def open_input(path: Path):
-    return runtime_module("readers")._open_bytes(path)
+    return open_bytes(path)
 
 
 def first_byte(path: Path) -> bytes:
@@ -66,17 +65,9 @@ def first_line_longer(path: Path, limit: int) -> bool:
         return not stream.readline(limit).endswith(b"\n") and bool(stream.read(1))
 
 
-def detect_container(readers: Any, path: Path) -> str:
+def detect_container(path: Path) -> str:
     """``jsonl`` or a JSON document, decided exactly as the cleaner's reader decides it."""
-    try:
-        kind, fallback = readers._detect(path, readers.Limits())
-    except (AttributeError, TypeError):
-        with open_input(path) as stream:
-            line = stream.readline(1 << 20).strip(b" \t\r\n\xef\xbb\xbf")
-        try:
-            return "jsonl" if isinstance(json.loads(line), dict) else "json_array"
-        except ValueError:
-            return "json_object"
+    kind, fallback = detect(path, Limits())
     if kind != "jsonl" and fallback:
         # one line holding a whole value: a document only if the whole file parses as one
         with open_input(path) as stream:

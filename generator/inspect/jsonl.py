@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cleaner_runtime.readers import without_path
 from generator.inspect.files import open_input
 from generator.inspect.records import FileReport, Keep, Rec
 from generator.inspect.values import human_size, type_name
-from generator.paths import runtime_module
 
 
 def _segments(size: int, budget: int) -> list[tuple[int, int, str]]:
@@ -98,7 +98,7 @@ def expand_lines(report: FileReport, lines: list[Rec], key: str, index: int, kee
     """JSONL whose every line is one conversation holding its records at ``key`` (``*.<key>``)."""
     report.records_path = ("*", key)
     report.records_path_choices = [report.records_path]
-    without = runtime_module("readers").without_path
+    without = without_path
     out = Keep(index, keep)
     for line in lines:
         inner = line.data.get(key)

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cleaner_runtime.readers import without_path
 from generator.inspect.documents import Partial, nested_key, records_in_document
 from generator.inspect.files import detect_container, first_byte, first_line_longer, open_input
 from generator.inspect.jsonl import expand_lines, read_jsonl
 from generator.inspect.records import FileReport, Keep, Rec
 from generator.inspect.values import human_size, shrink, type_name
-from generator.paths import runtime_module
 
 
 def _read_document(report: FileReport, path: Path, budget: int, index: int, keep: int) -> list[Rec]:
@@ -39,7 +39,7 @@ def _read_document(report: FileReport, path: Path, budget: int, index: int, keep
             return []
         records, records_path, choices = records_in_document(document)
         if isinstance(document, dict) and records_path:
-            report.envelope = shrink(runtime_module("readers").without_path(document, records_path))
+            report.envelope = shrink(without_path(document, records_path))
     else:
         report.complete = False
         text = data[:budget].decode("utf-8", errors="ignore")
@@ -73,7 +73,7 @@ def _read_elements(report: FileReport, elements: list, key: str, index: int, kee
     report.records_path = (*(report.records_path or ()), "*", key)
     report.records_path_choices = [report.records_path]
     report.envelope = None  # each element is its records' envelope
-    without = runtime_module("readers").without_path
+    without = without_path
     out = Keep(index, keep)
     for e_no, element in enumerate(elements, start=1):
         inner = element.get(key) if isinstance(element, dict) else None
@@ -96,7 +96,7 @@ def _read_elements(report: FileReport, elements: list, key: str, index: int, kee
 
 def _read_table(report: FileReport, path: Path, table: str, index: int, keep: int) -> list[Rec]:
     """A CSV/TSV file read by the cleaner's own table reader: one record a row."""
-    readers = runtime_module("readers")
+    from cleaner_runtime import readers
     report.container = table
     kept = Keep(index, keep)
     for entry in readers.read_records(readers.InputFile(path, Path(path.name)), table):
@@ -113,7 +113,7 @@ def _read_table(report: FileReport, path: Path, table: str, index: int, keep: in
 
 def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 6000) -> tuple[FileReport, list[Rec]]:
     """Read at most ``budget`` bytes of one file as the cleaner's readers would."""
-    readers = runtime_module("readers")
+    from cleaner_runtime import readers
     try:
         stat = path.stat()
         report = FileReport(shown, stat.st_size, mtime=stat.st_mtime)
@@ -130,7 +130,7 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
             return report, []
         if first in (b"{", b"[") and first_line_longer(path, budget):
             records = _read_document(report, path, budget, index, keep)  # one huge line: a document
-        elif first not in (b"{", b"[") or detect_container(readers, path) == "jsonl":
+        elif first not in (b"{", b"[") or detect_container(path) == "jsonl":
             report.container = "jsonl"  # a junk first line is one bad line of a JSONL file
             records = read_jsonl(report, path, budget, index, keep)
             if not records:
@@ -144,7 +144,7 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
                     report.container, report.records_path, report.records_path_choices = (
                         "json_object", inner_path, choices)
                     report.one_line = True
-                    report.envelope = shrink(runtime_module("readers").without_path(records[0].data, inner_path))
+                    report.envelope = shrink(without_path(records[0].data, inner_path))
                     kept = Keep(index, keep)
                     for number, value in enumerate(inner, start=1):
                         kept.offer(value, f"{report.path} (record {number})")

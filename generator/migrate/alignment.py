@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from generator.migrate.old_traces import MigrateError
-from generator.paths import runtime_module
 
 # The field names and words raw traces use for tools, text, roles and noise: where the old output says
 # nothing about a record its kind is guessed from these, and the alignment prefers id-, link- and
@@ -206,7 +205,7 @@ MAX_RAW = 20000
 
 def read_samples(samples: list[Path]) -> tuple[list[RawRec], list[str], list[str]]:
     """(records, include globs, notes) of the raw samples, read by the runtime's readers."""
-    readers = runtime_module("readers")
+    from cleaner_runtime import readers
     include = _include(samples)
     records: list[RawRec] = []
     notes: list[str] = []

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
 
+from cleaner_runtime.mapping import compile_paths
+from cleaner_runtime.redaction import Redactor
 from generator.migrate.alignment import Aligner, RawRec, Sig, Target, TextMatcher, guess_sig
 from generator.migrate.old_script import ScriptFacts
 from generator.migrate.old_traces import MigrateError, instant, is_naive
@@ -41,7 +43,6 @@ from generator.migrate.rules import (
     rule_kind,
     rule_name,
 )
-from generator.paths import runtime_module
 
 TIME_NAME = re.compile(r"time|date|_at$|^at$|^ts$|when", re.IGNORECASE)
 
@@ -70,7 +71,6 @@ def learn_mapping(raws: list[RawRec], include: list[str], targets: list[Target] 
     inferred = inferred if isinstance(inferred, dict) else {}
     ts_fields, zone_name, ts_notes, ts_questions = learn_times(raws, pairs, tz, used_paths)
     session, session_path, session_questions = learn_session(raws, pairs, used_paths | set(ts_fields))
-    compile_paths = runtime_module("mapping").compile_paths
     if not targets and inferred:
         # nothing to align with: the inference module's reading of sessions and times stands
         if isinstance(inferred.get("session"), dict):
@@ -137,7 +137,7 @@ def _align(raws: list[RawRec], targets: list[Target] | None, markers: list[str]
     for pos, assigned in aligner.assigned.items():
         for _, target in assigned:
             pairs.append((by_pos[pos], target))
-    redactor = runtime_module("redaction").Redactor()
+    redactor = Redactor()
     for target in aligner.unmatched:
         preview = redactor.redact(target.record.get("content") or json.dumps(target.record.get("tool_calls")))
         unmatched.append(f"old session {target.session + 1}, record {target.index}: {target.record['role']} "
@@ -225,7 +225,7 @@ def _check(mapping: dict) -> None:
 
 def block_types(raws: list[RawRec], rules: list[Rule]) -> tuple[dict, list[str]]:
     """Block types learned from the alignment, and the others seen in the same lists (skipped)."""
-    convert = runtime_module("convert")
+    from cleaner_runtime import convert
     types: dict[str, dict] = {}
     questions = []
     for rule in rules:
@@ -253,7 +253,7 @@ def block_types(raws: list[RawRec], rules: list[Rule]) -> tuple[dict, list[str]]
 def learn_times(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], tz: str | None, exclude: set
                 ) -> tuple[list[tuple], str, list[str], list[str]]:
     """(timestamp paths, zone of naive times, notes, questions) from the old output's times."""
-    timestamps = runtime_module("timestamps")
+    from cleaner_runtime import timestamps
     zone_name = tz or "UTC"
     old_zone = timestamps.zone(zone_name)
     notes, questions = [], []
@@ -281,7 +281,7 @@ def learn_times(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], tz: str 
 def _vote(pairs: list[tuple[RawRec, Target]], old_zone, exclude: set) -> tuple[Counter, dict, Counter]:
     """Per raw path: how often its time equals the old one, the offsets of zone-less ones that do
     not, and how many equal ones were zone-less."""
-    timestamps = runtime_module("timestamps")
+    from cleaner_runtime import timestamps
     votes: Counter = Counter()
     offsets: dict[tuple, Counter] = {}
     naive_raw: Counter = Counter()
@@ -319,7 +319,7 @@ def _offset_name(seconds: int) -> str:
 
 def _named_like_times(raws: list[RawRec], old_zone, exclude: set) -> list[tuple]:
     """Fields named like times (time, date, ..._at, ts, when) that hold readable times."""
-    timestamps = runtime_module("timestamps")
+    from cleaner_runtime import timestamps
     fields: list[tuple] = []
     for rec in raws:
         for path, value in rec.leaves:
@@ -339,7 +339,7 @@ def files_without_time(raws: list[RawRec], fields: list[tuple]) -> list[str]:
     """The sample files none of whose records has a value in any of ``fields``."""
     if not fields:
         return sorted({r.where.rsplit(":", 1)[0] for r in raws})
-    convert = runtime_module("convert")
+    from cleaner_runtime import convert
     have: dict[int, bool] = {}
     names: dict[int, str] = {}
     for rec in raws:
@@ -379,7 +379,7 @@ def _one_session_per_file(pairs: list[tuple[RawRec, Target]]) -> bool:
 
 def _grouping_fields(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], exclude: set) -> list[tuple]:
     """(records that have it, -depth, name, path) of each shallow field with one value per old session."""
-    convert = runtime_module("convert")
+    from cleaner_runtime import convert
     candidates = []
     for path in {p for rec, _ in pairs for p, v in rec.leaves if isinstance(v, (str, int)) and not isinstance(v, bool)}:
         if path in exclude or any(isinstance(p, int) for p in path) or len(path) > 2:

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from generator.migrate.old_traces import OLD_INCLUDE, MigrateError
-from generator.paths import runtime_module
 
 OLD_KEYS = {"type", "message"}
 DUMPS = ("json.dumps", "json.dump", "dumps", "dump")
@@ -299,7 +298,7 @@ def _keep_patterns(found: list[tuple[str, str, int, bool]], path: str) -> tuple[
 def _check_patterns(patterns: dict, lines: dict, path: str) -> tuple[dict, list[str]]:
     """(the patterns the runtime Redactor accepts, a note for each it refuses) - dropped with a note
     rather than fail the migration."""
-    redact = runtime_module("redaction")
+    from cleaner_runtime import redaction as redact
     kept: dict[str, str] = {}
     refused: list[str] = []
     for cls, pattern in patterns.items():

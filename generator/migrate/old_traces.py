@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from generator.paths import runtime_module
+from cleaner_runtime.mapping import with_defaults
 
 
 class MigrateError(Exception):
@@ -118,8 +118,8 @@ def old_shape_mapping(source: str, tz: str = "UTC", fallback_mtime: bool = False
 
 def old_converter(mapping: dict):
     """(Converter, Privacy) of the runtime for ``mapping``, its defaults filled in."""
-    convert = runtime_module("convert")
-    full = runtime_module("mapping").with_defaults(mapping)
+    from cleaner_runtime import convert
+    full = with_defaults(mapping)
     privacy = convert.Privacy(full["privacy"])
     return convert.Converter(full, privacy), privacy
 
@@ -147,7 +147,7 @@ def is_naive(value: Any) -> bool:
     """Is ``value`` an ISO time written without a zone (read in --timezone, so worth reporting)?"""
     if not isinstance(value, str) or not value.strip():
         return False
-    timestamps = runtime_module("timestamps")
+    from cleaner_runtime import timestamps
     if timestamps.ISO_WITH_ZONE.fullmatch(value.strip()):
         return False
     try:
@@ -191,8 +191,7 @@ class FileResult:
 
 def convert_old_file(path: Path, shown: str, mapping: dict, mtime: float | None = None) -> FileResult:
     """Convert one old-shape file in memory (nothing written); never raises for bad data."""
-    convert = runtime_module("convert")
-    readers = runtime_module("readers")
+    from cleaner_runtime import convert, readers
     converter, privacy = old_converter(mapping)
     result = FileResult(shown)
     builder = converter.session(shown)
@@ -243,7 +242,7 @@ def convert_old_file(path: Path, shown: str, mapping: dict, mtime: float | None 
 
 def _old_row(entry: Any, shown: str, converter) -> tuple[Any, dict] | str:
     """(where, record) of an old-shape row; for any other line, the reason it is not one."""
-    readers = runtime_module("readers")
+    from cleaner_runtime import readers
     if isinstance(entry, readers.BadLine):
         return f"{shown}:{entry.where.line}: {entry.reason}"
     where, record = entry
@@ -286,7 +285,7 @@ def _describe(records: list[dict]) -> str:
 def _finish(result: FileResult, builder: Any, privacy: Any, origins: list[int]) -> FileResult:
     """A new FileResult: ``result`` with the session closed - the trajectory and the converter's
     counts, or why there is none."""
-    convert = runtime_module("convert")
+    from cleaner_runtime import convert
     shown = result.input
     try:
         out = builder.finish()

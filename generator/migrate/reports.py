@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cleaner_runtime.redaction import Redactor
 from generator.migrate.alignment import TextMatcher
 from generator.migrate.mapping import Learned
 from generator.migrate.old_script import OldRun, ScriptFacts
 from generator.migrate.old_traces import instant
 from generator.migrate.rules import SOURCE_SHORT, Rule, describe_rule, rule_name
-from generator.paths import runtime_module
 
 RUNTIME_PLACEHOLDER = re.compile(r"\[REDACTED:[A-Za-z0-9_-]+\]")
 ORDERED = ("user", "assistant")
@@ -455,7 +455,7 @@ def _section(text: str, title: str) -> str:
 
 def _old_script(facts: ScriptFacts) -> list[str]:
     """Where it wrote the old shape, and its code (redacted), fenced whatever backticks it holds."""
-    code = runtime_module("redaction").Redactor().redact(facts.text)
+    code = Redactor().redact(facts.text)
     fence = "```"
     while fence in code:
         fence += "`"

@@ -25,8 +25,8 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from cleaner_runtime.mapping import compile_paths
 from generator.migrate.alignment import RawRec, Sig
-from generator.paths import runtime_module
 
 CONTENT_ROLES = ("user", "assistant", "reasoning", "system", "observation", "tool_result", "tool_exchange")
 SOURCE_WORDS = {"alignment": "learned from the old output", "shape": "guessed from the record shape",
@@ -132,7 +132,7 @@ def rule_kind(rule: Rule) -> dict:
 
 def rule_matches(rule: Rule, record: dict) -> bool:
     """Does a raw record meet every condition of the rule?"""
-    convert = runtime_module("convert")
+    from cleaner_runtime import convert
     for path, op, value in rule.conds:
         actual = convert.get_path(record, path)
         if op == "eq" and not any(convert.same_value(actual, v) for v in [value, *rule.values.get(path, [])]):
@@ -212,7 +212,7 @@ class RuleLearner:
 
     def _value_splits(self, records: list[RawRec], used: set):
         """Candidate splits by a field's value (missing is a value of its own)."""
-        convert = runtime_module("convert")
+        from cleaner_runtime import convert
         for path in self.value_paths:
             if path in used:
                 continue
@@ -228,7 +228,7 @@ class RuleLearner:
 
     def _key_splits(self, records: list[RawRec], used: set):
         """Candidate splits by whether a field is there (and not null)."""
-        convert = runtime_module("convert")
+        from cleaner_runtime import convert
         for path in self.key_paths:
             if path in used:
                 continue
@@ -324,7 +324,7 @@ def adopt_inferred(rules: list[Rule], raws: list[RawRec], inference: Any) -> lis
     mapping = getattr(inference, "mapping", None) if inference is not None else None
     if not isinstance(mapping, dict) or not mapping.get("kinds"):
         return list(rules)
-    convert = runtime_module("convert")
+    from cleaner_runtime import convert
     specs = mapping["kinds"]
     try:
         kinds = [convert.Kind.compile(i, spec) for i, spec in enumerate(specs)]
@@ -358,7 +358,7 @@ def _adopt(rule: Rule, members: list[RawRec], kinds: list, specs: list[dict], li
 
 def _usable(sig: Sig, members: list[RawRec], linkable: bool) -> bool:
     """Does a candidate reading work on these records (its paths are there; a result can be linked)?"""
-    convert = runtime_module("convert")
+    from cleaner_runtime import convert
 
     def present(path: tuple) -> bool:
         return bool(path) and sum(convert.get_path(r.record, path) not in (convert.MISSING, None)
@@ -377,7 +377,6 @@ def _weight(sig: Sig) -> tuple:
 
 
 def _sig_from_spec(spec: dict) -> Sig:
-    compile_paths = runtime_module("mapping").compile_paths
 
     def first(key):
         paths = compile_paths(spec.get(key))
@@ -413,7 +412,7 @@ def kept_structure(rules: list[Rule], raws: list[RawRec], inference: Any) -> tup
     mapping = getattr(inference, "mapping", None) if inference is not None else None
     if not isinstance(mapping, dict):
         return [], []
-    convert = runtime_module("convert")
+    from cleaner_runtime import convert
     kinds, notes = [], []
     for index, spec in enumerate(mapping.get("kinds") or []):
         entries = spec.get("emit") or []

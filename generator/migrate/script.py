@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cleaner_runtime.timestamps import zone
+from cleaner_runtime.writer import write_atomic
 from generator.migrate.alignment import Target, TextMatcher, read_samples
 from generator.migrate.mapping import Learned, learn_mapping
 from generator.migrate.old_script import OldRun, ScriptFacts, read_script, run_old_script
@@ -35,7 +37,6 @@ from generator.migrate.reports import (
     render_report,
 )
 from generator.migrate.rules import try_infer
-from generator.paths import runtime_module
 
 MAPPING_FILE = "migration-mapping.yml"
 
@@ -121,7 +122,7 @@ def _check_options(old_script: str, samples: list[str], sample_paths: list[Path]
         raise MigrateError("--source must name your agent or workflow (it becomes the meta record's source)")
     if tz is not None:
         try:
-            runtime_module("timestamps").zone(tz)
+            zone(tz)
         except ValueError as exc:
             raise MigrateError(f"--timezone: {exc}") from None
 
@@ -180,7 +181,7 @@ def _render(learned: Learned, output: str, sample_paths: list[Path], dest: Path)
                  f"mapping is in {output}/{MAPPING_FILE} (fix it, then `trajectory-cleaner new "
                  f"SAMPLES --answers {output}/{MAPPING_FILE} -o DIR`)")
         dest.mkdir(parents=True, exist_ok=True)
-        runtime_module("writer").write_atomic(dest / MAPPING_FILE, dump_mapping(learned.mapping).encode("utf-8"))
+        write_atomic(dest / MAPPING_FILE, dump_mapping(learned.mapping).encode("utf-8"))
         return Rendered(False, 2, str(exc), [error])
     errors = []
     if rendered.cleaner_exit != 0:
@@ -213,6 +214,6 @@ def _compare(old_output: OldOutput, dest: Path, tz: str, source: str, facts: Scr
 
 def write_documents(report: ScriptReport, dest: Path) -> None:
     """MIGRATION_REPORT.md and MIGRATION_PROMPT.md, written atomically into the new project."""
-    writer = runtime_module("writer")
+    from cleaner_runtime import writer
     writer.write_atomic(dest / "MIGRATION_REPORT.md", render_report(report).encode("utf-8"))
     writer.write_atomic(dest / "MIGRATION_PROMPT.md", render_migration_prompt(report).encode("utf-8"))

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.migrate.old_traces import OLD_INCLUDE, FileResult, MigrateError, convert_old_file, old_shape_mapping
-from generator.paths import runtime_module
 
 
 @dataclass
@@ -82,7 +81,7 @@ def _check_options(output: str, source: str, tz: str) -> Path:
     """The output folder, once --source, --timezone and --output make sense; MigrateError otherwise."""
     if not source.strip():
         raise MigrateError("--source must name your agent or workflow (it becomes the meta record's source)")
-    timestamps = runtime_module("timestamps")
+    from cleaner_runtime import timestamps
     try:
         timestamps.zone(tz)
     except ValueError as exc:
@@ -96,7 +95,7 @@ def _check_options(output: str, source: str, tz: str) -> Path:
 def _migrate_file(path: Path, shown: str, rel: Path, mapping: dict, validator, out_root: Path,
                   output: str) -> FileResult:
     """Convert, validate and (when valid) write one old file to ``output/rel``."""
-    writer = runtime_module("writer")
+    from cleaner_runtime import writer
     try:
         mtime = path.stat().st_mtime
     except OSError:
@@ -121,7 +120,7 @@ def _migrate_file(path: Path, shown: str, rel: Path, mapping: dict, validator, o
 
 def trajectory_validator(schema: str | None):
     """(the runtime's TrajectoryValidator, "path (origin)") for --schema or the default schema."""
-    validate = runtime_module("validate")
+    from cleaner_runtime import validate
     try:
         path, origin = validate.find_schema(schema)
         return validate.TrajectoryValidator(validate.load_schema(path)), f"{path} ({origin})"
@@ -157,8 +156,7 @@ def _old_files(inputs: list[str], output: Path) -> list[tuple[Path, str, Path]]:
 
 def _files_under(given: str, output: Path, several: bool) -> list[tuple[Path, str, Path]]:
     """The old files of one input (a file, or a folder searched below, --output left out)."""
-    readers = runtime_module("readers")
-    writer = runtime_module("writer")
+    from cleaner_runtime import readers, writer
     root = Path(given)
     if not root.exists():
         raise MigrateError(f"{given}: no such file or folder")
