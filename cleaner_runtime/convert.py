@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from .mapping import MISSING, compile_path, compile_paths, get_path, same_value
+from .mapping import MISSING, compile_path, compile_paths, dotted, get_path, same_value
 from .readers import Where
 from .timestamps import TimestampError, from_mtime, to_iso, zone
 from .trees import depth_first, ordered
@@ -75,10 +75,6 @@ def delete_path(record: Any, path: tuple) -> bool:
         del parent[key]
         return True
     return False
-
-
-def dotted(path: tuple) -> str:
-    return ".".join(str(part) for part in path)
 
 
 def compact(value: Any) -> str:

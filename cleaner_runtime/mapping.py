@@ -171,6 +171,28 @@ def compile_path(path: str | list) -> Path:
     return tuple(Select(*next(iter(part.items()))) if isinstance(part, dict) else part for part in path)
 
 
+def dotted(path: tuple) -> str:
+    """``("message", "content")`` -> ``"message.content"``: a path in messages, and a ``match`` key."""
+    return ".".join(str(part) for part in path)
+
+
+def path_notation(path: tuple) -> str | list:
+    """A path as the mapping writes it, the inverse of ``compile_path``: dotted, or a list of keys
+    when a key holds a dot, is all digits (it would read as a list index) or is empty."""
+    if any(isinstance(p, str) and ("." in p or p.isdigit() or p == "") for p in path):
+        return list(path)
+    return dotted(path)
+
+
+def paths_notation(paths: list[tuple]) -> str | list:
+    """Several paths (the first present wins) as the mapping writes them, the inverse of
+    ``compile_paths``: one path alone as itself, a list of keys wrapped in a list."""
+    if len(paths) == 1:
+        single = path_notation(paths[0])
+        return single if isinstance(single, str) else [single]
+    return [path_notation(p) for p in paths]
+
+
 def compile_paths(paths: Any) -> tuple[Path, ...]:
     """A path, or a list of paths, as a tuple of compiled paths (the first present wins).
 

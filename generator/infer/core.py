@@ -25,6 +25,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from cleaner_runtime.mapping import dotted as match_key  # match keys are always dotted strings
+from cleaner_runtime.mapping import paths_notation
 from generator.infer.addressed import addressed_calls
 from generator.infer.compose import compose
 from generator.infer.crosscheck import (
@@ -1123,7 +1125,7 @@ class Inferrer:
         k = plan.kind
         rule: dict[str, Any] = {"name": rule_name(plan)}
         if k.match:
-            rule["match"] = {dotted_key(p): v for p, v in k.match}
+            rule["match"] = {match_key(p): v for p, v in k.match}
         has = [mapping_path(p) for p in k.has]
         if not k.match and not k.has and k.lacks:
             extra = self.unique_key(k)
@@ -1140,7 +1142,7 @@ class Inferrer:
             rule["emit"] = plan.emit
             return rule
         if plan.role in ("user", "assistant", "reasoning", "system", "observation", "tool_result", "tool_exchange"):
-            rule["content"] = plan.joined or paths_value(plan.content or [("content",)])
+            rule["content"] = plan.joined or paths_notation(plan.content or [("content",)])
         if plan.role in ("tool_call", "tool_exchange"):
             if plan.call_id:
                 rule["call_id"] = mapping_path(plan.call_id)
@@ -1183,7 +1185,7 @@ class Inferrer:
                 rules.append({**rule, "name": f"{rule['name']}: internal note", "match": match, "role": "reasoning"})
             if plan.speaker:
                 path, humans = plan.speaker
-                match = {**rule.get("match", {}), dotted_key(path): humans if len(humans) > 1 else humans[0]}
+                match = {**rule.get("match", {}), match_key(path): humans if len(humans) > 1 else humans[0]}
                 rules.append({**rule, "name": f"{rule['name']}: the user's", "match": match, "role": "user"})
             rules.append(rule)
         rules = collapse_skips(rules)
@@ -1458,18 +1460,6 @@ def label_like(stat) -> bool:
     values = [v for v in stat.values if isinstance(v, str)]
     return bool(values) and not stat.overflow and stat.str_max <= 48 and all(
         len(v.split()) <= 4 and not v.rstrip().endswith((".", "?", "!", ":")) for v in values)
-
-
-def dotted_key(path: tuple) -> str:
-    """A ``match`` key: dotted (match keys are always dotted strings in the mapping)."""
-    return ".".join(str(p) for p in path)
-
-
-def paths_value(paths: list[tuple]) -> Any:
-    if len(paths) == 1:
-        value = mapping_path(paths[0])
-        return [value] if isinstance(value, list) else value
-    return [mapping_path(p) for p in paths]
 
 
 def rule_name(plan: KindPlan) -> str:

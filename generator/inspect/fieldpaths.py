@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cleaner_runtime.mapping import MISSING, get_path
+from cleaner_runtime.mapping import MISSING, get_path, path_notation
 
 LIST = "[]"  # path segment standing for "every element of a list"
 
@@ -26,10 +26,8 @@ def dotted(path: tuple) -> str:
 
 
 def mapping_path(path: tuple) -> str | list:
-    """A path as the mapping writes it: dotted, or a list of keys when a key holds a dot."""
-    if any(isinstance(p, str) and ("." in p or p.isdigit() or p == "") for p in path):
-        return list(path)
-    return ".".join(str(p) for p in path)
+    """A path as the mapping writes it (``cleaner_runtime.mapping.path_notation``)."""
+    return path_notation(path)
 
 
 def get(record: Any, path: tuple) -> Any:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
 
-from cleaner_runtime.mapping import compile_paths
+from cleaner_runtime.mapping import compile_paths, dotted, paths_notation
 from cleaner_runtime.redaction import Redactor
 from generator.migrate.alignment import Aligner, RawRec, Sig, Target, TextMatcher, guess_sig
 from generator.migrate.old_script import ScriptFacts
@@ -37,9 +37,7 @@ from generator.migrate.rules import (
     adopt_inferred,
     decision_text,
     describe_rule,
-    dotted,
     kept_structure,
-    paths_out,
     rule_kind,
     rule_name,
 )
@@ -172,7 +170,7 @@ def _timestamps(raws: list[RawRec], ts_fields: list[tuple], zone_name: str, infe
     """(the mapping's ``timestamps``: the learned fields and zone, the inferred format, an mtime
     fallback; the question the fallback raises, if any)."""
     questions: list[str] = []
-    timestamps: dict[str, Any] = {"fields": paths_out(ts_fields) if ts_fields else ["timestamp"],
+    timestamps: dict[str, Any] = {"fields": paths_notation(ts_fields) if ts_fields else ["timestamp"],
                                   "format": "auto", "timezone": zone_name}
     if isinstance(inferred.get("timestamps"), dict):
         for key in ("format", "layout"):
@@ -362,7 +360,7 @@ def learn_session(raws: list[RawRec], pairs: list[tuple[RawRec, Target]], exclud
             "the old script split or merged the raw files into sessions by a rule this migration could not find; "
             "sessions are one raw file each (set session.by: field in .copier-answers.yml if that is wrong)")]
     fill, _, _, path = max(candidates)
-    session = {"by": "field", "field": paths_out([path])}
+    session = {"by": "field", "field": paths_notation([path])}
     if fill < len(raws):
         session["missing"] = "skip"
     return session, path, []

@@ -25,7 +25,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from cleaner_runtime.mapping import compile_paths
+from cleaner_runtime.mapping import compile_paths, dotted, path_notation, paths_notation
 from generator.migrate.alignment import RawRec, Sig
 
 CONTENT_ROLES = ("user", "assistant", "reasoning", "system", "observation", "tool_result", "tool_exchange")
@@ -38,28 +38,6 @@ NAME_PREFERENCE = ("type", "kind", "event", "role", "from", "who", "speaker", "s
 MAX_TREE_DEPTH = 4  # conditions per rule, at most
 UNUSABLE = "\x00unusable"
 MISSING_KEY = "\x00missing"
-
-
-# --- paths in the mapping's notation ----------------------------------------------------------
-
-def dotted(path: tuple) -> str:
-    """``("message", "content")`` -> ``"message.content"`` (for names and messages)."""
-    return ".".join(str(p) for p in path)
-
-
-def path_out(path: tuple) -> str | list:
-    """A single path in the mapping's notation (a list of keys when a key contains a dot)."""
-    if any(isinstance(p, str) and (("." in p) or p.isdigit()) for p in path):
-        return list(path)
-    return dotted(path)
-
-
-def paths_out(paths: list[tuple]) -> str | list:
-    """Several paths (the first present wins) in the mapping's notation."""
-    if len(paths) == 1:
-        single = path_out(paths[0])
-        return single if isinstance(single, str) else [single]
-    return [path_out(p) for p in paths]
 
 
 # --- a rule, and what it says in the mapping and the report -----------------------------------
@@ -83,9 +61,9 @@ def _conditions(rule: Rule) -> tuple[dict, list, list]:
             values = [value, *rule.values.get(path, [])]
             match[dotted(path)] = values if len(values) > 1 else value
         elif op in ("missing", "lacks"):
-            lacks.append(path_out(path))
+            lacks.append(path_notation(path))
         elif op == "has":
-            has.append(path_out(path))
+            has.append(path_notation(path))
     return match, has, lacks
 
 
@@ -116,17 +94,17 @@ def rule_kind(rule: Rule) -> dict:
         kind["lacks"] = lacks
     kind["role"] = sig.role
     if sig.role in CONTENT_ROLES:
-        kind["content"] = paths_out([sig.content])
+        kind["content"] = paths_notation([sig.content])
     if sig.role in ("tool_call", "tool_exchange"):
-        kind["tool_name"] = paths_out([sig.tool_name])
+        kind["tool_name"] = paths_notation([sig.tool_name])
         if sig.args:
-            kind["args"] = paths_out([sig.args])
+            kind["args"] = paths_notation([sig.args])
         if sig.call_id:
-            kind["call_id"] = paths_out([sig.call_id])
+            kind["call_id"] = paths_notation([sig.call_id])
     if sig.role == "tool_result" and sig.link:
-        kind["result_link"] = paths_out([sig.link])
+        kind["result_link"] = paths_notation([sig.link])
     if sig.role in ("tool_result", "tool_exchange") and sig.ok:
-        kind["ok"] = {"path": path_out(sig.ok[0]), "negate": sig.ok[1]}
+        kind["ok"] = {"path": path_notation(sig.ok[0]), "negate": sig.ok[1]}
     return kind
 
 
