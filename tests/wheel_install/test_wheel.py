@@ -44,14 +44,15 @@ def installed(tmp_path_factory) -> Path:
     assert result.returncode == 0, result.stderr
     assert (target / "generator" / "template" / "copier.yml").is_file()
     assert (target / "generator" / "prompts").is_dir()
+    assert (target / "cleaner_runtime" / "run.py").is_file()  # the runtime, a package beside the generator
     return target
 
 
 def render_with(site: Path | None, dest: Path, cwd: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(site) if site else str(REPO)
-    code = ("import generator, sys; from generator.cli import main; "
-            "print(generator.__file__, file=sys.stderr); sys.exit(main())")
+    code = ("import generator, cleaner_runtime, sys; from generator.cli import main; "
+            "print(generator.__file__, cleaner_runtime.__file__, file=sys.stderr); sys.exit(main())")
     return run([sys.executable, "-c", code,
                 "new", str(EXAMPLE), "--answers", str(ANSWERS), "-o", str(dest)], env=env, cwd=cwd)
 
@@ -60,6 +61,7 @@ def test_wheel_renders_like_a_checkout(installed: Path, tmp_path: Path):
     from_wheel = render_with(installed, tmp_path / "a", cwd=tmp_path)
     assert from_wheel.returncode == 0, from_wheel.stderr
     assert str(installed) in from_wheel.stderr, "the wheel's package must be the one imported"
+    assert str(installed / "cleaner_runtime") in from_wheel.stderr, "and the wheel's runtime"
     from_checkout = render_with(None, tmp_path / "b", cwd=tmp_path)
     assert from_checkout.returncode == 0, from_checkout.stderr
     assert hashes(tmp_path / "a") == hashes(tmp_path / "b")
