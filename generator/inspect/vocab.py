@@ -16,11 +16,14 @@ from typing import Any
 # lists only say what a value or a field name *sounds like*.
 ROLE_WORDS: dict[str, set[str]] = {
     "user": {"user", "human", "customer", "requester", "request", "input", "question", "prompt", "query", "trigger",
-             "client", "caller", "visitor", "enduser", "member", "inbound", "ask", "person", "operator"},
+             "client", "caller", "visitor", "enduser", "member", "inbound", "ask", "person", "operator", "requestor",
+             "patient"},
     "assistant": {"assistant", "ai", "bot", "agent", "model", "answer", "response", "reply", "completion",
-                  "outbound", "llm", "copilot", "gpt", "generation", "final", "support", "advisor"},
+                  "outbound", "llm", "copilot", "gpt", "generation", "final", "support", "advisor", "responder",
+                  "researcher", "analyst", "claude"},
     "reasoning": {"thinking", "reasoning", "thought", "thoughts", "reflection", "deliberation", "scratchpad",
-                  "rationale", "cot", "think", "plan", "planning", "analysis", "note", "notes", "internal"},
+                  "rationale", "cot", "think", "plan", "planning", "analysis", "note", "notes", "internal",
+                  "agent_note"},
     "system": {"system", "developer", "instruction", "instructions", "sys"},
     "tool_call": {"tool_use", "tool_call", "function_call", "toolcall", "tooluse", "functioncall", "action",
                   "invoke", "invocation", "call", "command", "exec", "execute", "step_start"},
@@ -33,7 +36,8 @@ ROLE_WORDS: dict[str, set[str]] = {
              "snapshot", "tick", "noop", "alive", "health", "latency", "rate_limit", "ratelimit", "backoff",
              "spinner", "typing", "presence", "ack", "trace_event", "log", "compaction", "label"},
     "meta": {"session", "header", "session_start", "session_meta", "meta", "metadata", "init", "run_start",
-             "start", "begin", "config", "context", "environment", "setup", "trace_start", "conversation_start"},
+             "start", "begin", "config", "context", "environment", "setup", "trace_start", "conversation_start",
+             "started"},
 }
 PHRASES = {
     ("tool", "use"): "tool_call", ("tool", "call"): "tool_call", ("function", "call"): "tool_call",

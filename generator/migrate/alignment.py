@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from generator.inspect.vocab import ROLE_WORDS
 from generator.migrate.old_traces import MigrateError
 
 # The field names and words raw traces use for tools, text, roles and noise: where the old output says
@@ -37,16 +38,13 @@ RESULT_KEYS = ("result", "output", "returned", "response", "observation", "tool_
 LINK_KEYS = ("call_ref", "call_id", "tool_call_id", "tool_use_id", "action_id", "ref", "parent_id", "reply_to")
 ID_KEYS = ("id", "call_id", "tool_call_id", "action_id", "tool_use_id", "uid")
 TEXT_KEYS = ("text", "content", "body", "message", "msg", "says", "note", "thought", "thinking", "value")
-USER_WORDS = {"user", "human", "customer", "requester", "client", "input", "question", "prompt", "caller",
-              "requestor", "member", "patient", "person"}
-ASSISTANT_WORDS = {"assistant", "ai", "bot", "agent", "model", "answer", "reply", "response", "researcher",
-                   "analyst", "support", "responder", "copilot", "llm", "gpt", "claude"}
-REASONING_WORDS = {"thought", "thinking", "reasoning", "reflection", "scratchpad", "deliberation", "rationale",
-                   "agent_note", "note", "plan", "internal"}
-NOISE_WORDS = {"heartbeat", "typing", "progress", "ping", "pong", "usage", "keepalive", "metrics", "debug",
-               "telemetry", "status", "tick", "noop"}
-HEADER_WORDS = {"opened", "start", "started", "header", "session", "created", "meta", "init", "begin"}
-SYSTEM_WORDS = {"system"}
+# what a kind's name sounds like: the one vocabulary inspection and inference use
+USER_WORDS = ROLE_WORDS["user"]
+ASSISTANT_WORDS = ROLE_WORDS["assistant"]
+REASONING_WORDS = ROLE_WORDS["reasoning"]
+NOISE_WORDS = ROLE_WORDS["skip"]
+HEADER_WORDS = ROLE_WORDS["meta"]
+SYSTEM_WORDS = ROLE_WORDS["system"]
 
 
 # --- does an old text come from this raw string? ---------------------------------------------
