@@ -1,18 +1,12 @@
 """Render a cleaner project: copier renders the template, then Python adds what copier cannot.
 
-Copier is used only as a renderer (see docs and ../shared notes): `run_copy` into a fresh
-temporary folder beside the destination, never `run_recopy`/`run_update`. We copy the samples,
-run the cleaner on them to record the expected outputs, write the agent prompt and a manifest
-of generated files, and only then move the finished project into place, so an error at any step
+Copier is used only as a renderer, through its public API (see docs and ../shared notes):
+`run_copy` into a fresh temporary folder beside the destination, never `run_recopy`/`run_update`.
+We then copy in the runtime package (the ``cleaner_runtime`` the generator itself imports: it lives
+outside the template, and copier refuses links that leave a template), copy the samples, run the
+rendered cleaner on them to record the expected outputs, write the agent prompt and a manifest of
+generated files, and only then move the finished project into place, so an error at any step
 leaves nothing behind.
-
-`new` should answer in well under a second, and importing copier and rendering take most of
-one; the cleaner's run on the samples, in its own process, takes most of the rest. So the
-cleaner starts first, from the runtime package and the template's hooks (the very files copied
-into the project) with the mapping the project's answers file holds, and runs while copier renders.
-Once the project exists, the mapping its cleaner reads from the answers file is checked against
-the one the cleaner ran with; were they ever to differ, the rendered cleaner itself runs again
-on the samples.
 """
 
 from __future__ import annotations
@@ -88,107 +82,6 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-# What copier imports only to ask questions, which it never does here (every question is
-# `ask: false` and rendering runs with defaults=True): (module, names imported from it). They are
-# two fifths of the cost of importing copier, so they load when first used (by the survey, say).
-_PROMPTING = {
-    "questionary": ("confirm", "unsafe_prompt"),
-    "questionary.prompts.common": ("Choice",),
-    "prompt_toolkit.lexers": ("PygmentsLexer",),
-    "pygments.lexers.data": ("JsonLexer", "YamlLexer"),
-}
-_LAZY = ("dunamai",)  # used by copier for git-hosted templates only
-
-
-class _Deferred:
-    """Stands for ``module.name`` until called (or looked into): then imports the real one."""
-
-    def __init__(self, module: str, name: str):
-        self._where = (module, name)
-
-    def _real(self):
-        import importlib
-
-        module, name = self._where
-        return getattr(importlib.import_module(module), name)
-
-    def __call__(self, *args, **kwargs):
-        return self._real()(*args, **kwargs)
-
-    def __getattr__(self, attr: str):
-        return getattr(self._real(), attr)
-
-
-class _Placeholders:
-    """A meta path finder that serves placeholder modules for _PROMPTING and lazy ones for _LAZY."""
-
-    def __init__(self):
-        import importlib.machinery
-        import importlib.util
-        import types
-
-        self.util, self.machinery, self.types = importlib.util, importlib.machinery, types
-        self.names = {prefix for name in _PROMPTING for prefix in _prefixes(name)} - set(sys.modules)
-        self.lazy = set(_LAZY) - set(sys.modules)
-        self.served: list[str] = []
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname in self.lazy:
-            self.lazy.discard(fullname)  # find the real module once, below this finder
-            spec = self.util.find_spec(fullname)
-            if spec is None or spec.loader is None:
-                return None
-            spec.loader = self.util.LazyLoader(spec.loader)
-            return spec
-        if fullname in self.names:
-            self.served.append(fullname)
-            return self.machinery.ModuleSpec(fullname, self, is_package=True)
-        return None
-
-    def create_module(self, spec):
-        module = self.types.ModuleType(spec.name)
-        module.__path__ = []
-        for name in _PROMPTING.get(spec.name, ()):
-            setattr(module, name, _Deferred(spec.name, name))
-        return module
-
-    def exec_module(self, module):
-        pass
-
-
-def _prefixes(name: str) -> list[str]:
-    parts = name.split(".")
-    return [".".join(parts[:n]) for n in range(1, len(parts) + 1)]
-
-
-def import_copier():
-    """``import copier``, without loading the prompting libraries it imports but never uses here.
-
-    If copier ever imports something else from them, the placeholders are dropped and copier
-    is imported the ordinary way.
-    """
-    if "copier" in sys.modules:
-        return sys.modules["copier"]
-    finder = _Placeholders()
-    sys.meta_path.insert(0, finder)
-    try:
-        import copier
-    except Exception:  # noqa: BLE001 - whatever went wrong, the ordinary import below decides
-        for name in [n for n in sys.modules if n == "copier" or n.startswith("copier.")]:
-            del sys.modules[name]
-        copier = None
-    finally:
-        sys.meta_path.remove(finder)
-        for name in finder.served:  # later imports (the survey's) get the real modules
-            placeholder = sys.modules.pop(name, None)
-            parent, _, attr = name.rpartition(".")
-            if parent in sys.modules and getattr(sys.modules[parent], attr, None) is placeholder:
-                delattr(sys.modules[parent], attr)
-    if copier is None:
-        import copier
-    return copier
-
-
 def copier_data(mapping: dict, prompt_context: dict | None = None) -> dict:
     data = {key: mapping[key] for key in MAPPING_KEYS if key in mapping}
     data.setdefault("source_profile", "generic")
@@ -198,94 +91,32 @@ def copier_data(mapping: dict, prompt_context: dict | None = None) -> dict:
     return data
 
 
-def _template_config() -> dict | None:
-    """The template's copier.yml (None when it cannot be read)."""
-    import yaml
-
-    try:
-        return yaml.safe_load((template_dir() / "copier.yml").read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
-        return None
-
-
-# What is never copied into a project, should copier.yml not say (it names the same and more).
-RUNTIME_EXCLUDED = ["__pycache__", "*.py[co]", ".ruff_cache", ".pytest_cache", ".mypy_cache"]
-
-
-def _static_parts(dest: Path) -> tuple[list[Path], list[str]]:
-    """The template's top-level entries that hold no template, and copier's exclusion patterns.
-
-    Copier would copy these files verbatim, spawning `git config` for each (to keep executable
-    bits in a git index); we copy them ourselves, the same bytes and mode, and copier renders the
-    rest. An entry holding a link or a templated name is left to copier, and so is everything
-    when the destination exists or an exclusion pattern is not a plain name pattern.
-    """
-    config = _template_config()
-    if config is None:
-        return [], []
-    root = template_dir()
-    excluded = config.get("_exclude") or []
-    suffix = config.get("_templates_suffix", ".jinja")
-    source = root / str(config.get("_subdirectory", ""))
-    # Names matched the same by copier's gitignore rules and by fnmatch: no paths, negations,
-    # escapes or templates.
-    simple = all(isinstance(p, str) and p and not set(p) & set("/{%!\\") for p in excluded)
-    if dest.exists() or not suffix or not simple:
-        return [], []
-    static = []
-    for entry in sorted(source.iterdir()):
-        if _is_excluded(entry.name, excluded):
-            continue
-        inside = [entry, *entry.rglob("*")] if entry.is_dir() and not entry.is_symlink() else [entry]
-        if not any(p.is_symlink() or "{" in p.name or p.name.endswith(suffix) for p in inside):
-            static.append(entry)
-    return static, excluded
-
-
-def _is_excluded(name: str, patterns: list[str]) -> bool:
-    from fnmatch import fnmatchcase
-
-    return any(fnmatchcase(name, pattern) for pattern in patterns)
-
-
-def _copy_static(entry: Path, target: Path, excluded: list[str]) -> None:
-    """Copy a template entry as copier would: the bytes, and the permission bits of the source."""
-    if entry.is_dir():
-        target.mkdir(exist_ok=True)
-        for child in sorted(entry.iterdir()):
-            if not _is_excluded(child.name, excluded):
-                _copy_static(child, target / child.name, excluded)
-    else:
-        shutil.copyfile(entry, target)
-        target.chmod(entry.stat().st_mode & 0o7777)
+# What is never copied from the runtime package into a project (caches of whoever ran it).
+RUNTIME_EXCLUDED = ("__pycache__", "*.py[co]", ".ruff_cache", ".pytest_cache", ".mypy_cache")
 
 
 def copy_runtime(dest: Path) -> None:
     """Copy the ``cleaner_runtime`` package the generator imports into the project as plain files
     (no caches): the project runs its own copy, and never needs trajectory-cleaner installed."""
-    config = _template_config() or {}
-    excluded = [p for p in config.get("_exclude") or [] if isinstance(p, str) and "/" not in p] or RUNTIME_EXCLUDED
-    _copy_static(runtime_dir(), dest / "cleaner_runtime", excluded)
+    shutil.copytree(runtime_dir(), dest / "cleaner_runtime", ignore=shutil.ignore_patterns(*RUNTIME_EXCLUDED))
 
 
 def render_template(mapping: dict, dest: Path, prompt_context: dict | None = None) -> None:
-    """copier.run_copy of the packaged template into ``dest`` (an empty folder)."""
-    static, excluded = _static_parts(dest)
-    copier = import_copier()
+    """copier.run_copy of the packaged template into ``dest`` (an empty folder), then the runtime
+    package and the agent prompt."""
+    import copier
+
     copier.run_copy(
         str(template_dir()),
         str(dest),
         data=copier_data(mapping, prompt_context),
         answers_file=ANSWERS_FILE,
-        exclude=[f"/{entry.name}" for entry in static],
         defaults=True,
         overwrite=True,
         unsafe=True,
         settings=copier.Settings(),
         quiet=True,
     )
-    for entry in static:
-        _copy_static(entry, dest / entry.name, excluded)
     copy_runtime(dest)
     script = dest / "clean_to_trajectory_jsonl.py"
     script.chmod(script.stat().st_mode | 0o111)
@@ -428,63 +259,6 @@ def run_cleaner(project: Path, input_dir: Path, output_dir: Path, extra: tuple[s
     )
 
 
-# What `python clean_to_trajectory_jsonl.py ARGS` does, with the template's project folder in the
-# place of the rendered one and the runtime package beside it: first on sys.path, so `cleaner_hooks`
-# and `cleaner_runtime` are the files copied into the project, and the mapping the one its answers
-# file records.
-_CLEAN = """\
-import ast, sys
-project, runtime_parent, mapping_file, *argv = sys.argv[1:]
-sys.path[:0] = [project, runtime_parent]
-with open(mapping_file, encoding="utf-8") as file:
-    mapping = ast.literal_eval(file.read())
-import cleaner_hooks
-from cleaner_runtime.run import main
-sys.exit(main(mapping, cleaner_hooks, argv=argv))
-"""
-
-
-def cleaner_mapping(mapping: dict) -> dict:
-    """The mapping a rendered cleaner reads from its answers file: the mapping's keys in their order,
-    without the entries that hold nothing but their default."""
-    pruned = runtime_mapping.without_empty_defaults(mapping)
-    return {key: pruned[key] for key in MAPPING_KEYS if key in pruned}
-
-
-def rendered_mapping(project: Path) -> dict | None:
-    """The mapping a rendered project's cleaner reads from its answers file (None if unreadable)."""
-    try:
-        return runtime_mapping.read_answers(project / ANSWERS_FILE)
-    except runtime_mapping.MappingError:
-        return None
-
-
-def start_cleaner(mapping: dict, input_dir: Path, output_dir: Path, work: Path) -> subprocess.Popen:
-    """The cleaner a project rendered from ``mapping`` would be, started on ``input_dir`` in a child process."""
-    mapping_file = work / "mapping.py-literal"
-    mapping_file.write_text(repr(cleaner_mapping(mapping)), encoding="utf-8")
-    runtime = runtime_dir()
-    return subprocess.Popen(
-        [sys.executable, "-P", "-c", _CLEAN, str(template_dir() / "project"), str(runtime.parent), str(mapping_file),
-         "--input", str(input_dir), "--output", str(output_dir), "--schema", str(runtime / "trajectory-v1.schema.json")],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-
-
-def finish_cleaner(child: subprocess.Popen, project: Path) -> subprocess.CompletedProcess:
-    """Wait for a start_cleaner child; its messages name the project's schema, as the rendered cleaner's do."""
-    try:
-        out, err = child.communicate(timeout=1800)
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    template_schema = str(runtime_dir() / "trajectory-v1.schema.json")
-    project_schema = str(project / "cleaner_runtime" / "trajectory-v1.schema.json")
-    return subprocess.CompletedProcess(child.args, child.returncode, out.replace(template_schema, project_schema),
-                                       err.replace(template_schema, project_schema))
-
-
 def generated_files(project: Path) -> list[str]:
     """Every file the template owns: all but user-owned files, samples and expected outputs."""
     out = []
@@ -517,7 +291,7 @@ def _remove_pycache(project: Path) -> None:
 def complete(mapping: dict) -> dict:
     """The mapping with every default written out, so the answers file says everything that holds
     something and a later change of a default in the runtime can never silently change what a
-    cleaner does (entries that hold nothing are left out of the file: ``cleaner_mapping``)."""
+    cleaner does (entries that hold nothing are left out of the file: ``jinja_ext``)."""
     check_mapping(mapping)
     return check_mapping(runtime_mapping.with_defaults(mapping))
 
@@ -542,7 +316,6 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
         work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.render-", dir=parent))
     except OSError as exc:
         raise RenderError(f"{dest}: cannot write there ({exc.strerror or exc})") from None
-    child = None
     try:
         # The samples and their outputs go beside the project copier renders, and into it after.
         early = work / "early"
@@ -552,13 +325,9 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
             name = exc.filename or "a sample"
             raise RenderError(f"{name}: cannot read the sample ({exc.strerror or exc}); nothing was rendered") from None
         inputs, expected = early / "tests" / "samples", early / "tests" / "expected"
-        child = start_cleaner(mapping, inputs, expected, work)
         project = work / "project"
         render_template(mapping, project, prompt_context)
-        result = finish_cleaner(child, early)
-        if repr(rendered_mapping(project)) != repr(cleaner_mapping(mapping)):
-            shutil.rmtree(expected, ignore_errors=True)
-            result = run_cleaner(project, inputs, expected)
+        result = run_cleaner(project, inputs, expected)
         output = (result.stdout + result.stderr).replace(str(early), str(dest)).replace(str(project), str(dest))
         if result.returncode not in (0, 1):
             raise RenderError(f"the rendered cleaner could not run on the samples (exit {result.returncode}):\n{output}")
@@ -583,7 +352,4 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
         os.replace(project, dest)
         return Rendered(dest, result.returncode, output, copied.renamed, losses)
     finally:
-        if child is not None and child.poll() is None:
-            child.kill()
-            child.wait()
         shutil.rmtree(work, ignore_errors=True)
