@@ -259,6 +259,28 @@ def run_cleaner(project: Path, input_dir: Path, output_dir: Path, extra: tuple[s
     )
 
 
+def clean_samples(project: Path, input_dir: Path, output_dir: Path) -> subprocess.CompletedProcess:
+    """The rendered cleaner's run on the samples, in this process: what ``run_cleaner`` runs (the
+    project's answers file and hooks, ``--jobs 1``), with the runtime package the project's copy was
+    copied from, byte for byte. No second interpreter to start, no runtime to import again."""
+    import contextlib
+    import importlib.util
+    import io
+
+    from cleaner_runtime.run import main
+
+    spec = importlib.util.spec_from_file_location("cleaner_hooks", project / "cleaner_hooks.py")
+    assert spec is not None and spec.loader is not None
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    argv = ["--input", str(input_dir), "--output", str(output_dir),
+            "--schema", str(project / "cleaner_runtime" / "trajectory-v1.schema.json"), "--jobs", "1"]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(project / ANSWERS_FILE, hooks, argv=argv, agent_prompt=project / "AGENT_PROMPT.md")
+    return subprocess.CompletedProcess(["clean_to_trajectory_jsonl.py", *argv], code, out.getvalue(), err.getvalue())
+
+
 def generated_files(project: Path) -> list[str]:
     """Every file the template owns: all but user-owned files, samples and expected outputs."""
     out = []
@@ -327,7 +349,7 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
         inputs, expected = early / "tests" / "samples", early / "tests" / "expected"
         project = work / "project"
         render_template(mapping, project, prompt_context)
-        result = run_cleaner(project, inputs, expected)
+        result = clean_samples(project, inputs, expected)
         output = (result.stdout + result.stderr).replace(str(early), str(dest)).replace(str(project), str(dest))
         if result.returncode not in (0, 1):
             raise RenderError(f"the rendered cleaner could not run on the samples (exit {result.returncode}):\n{output}")
