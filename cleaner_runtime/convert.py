@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from .mapping import MISSING, compile_path, compile_paths, dotted, get_path, same_value
+from .mapping import DEFAULTS, MISSING, compile_path, compile_paths, dotted, get_path, same_value
 from .readers import Where
 from .timestamps import TimestampError, from_mtime, to_iso, zone
 from .trees import depth_first, ordered
@@ -383,8 +383,8 @@ class Privacy:
                 personal_data=bool(settings.get("personal_data", False)),
             )
         limits = settings.get("truncate") or {}
-        self.tool_limit = int(limits.get("tool", 20000))
-        self.other_limit = int(limits.get("other", 50000))
+        self.tool_limit = int(limits.get("tool", DEFAULTS["privacy"]["truncate"]["tool"]))
+        self.other_limit = int(limits.get("other", DEFAULTS["privacy"]["truncate"]["other"]))
         self.truncated = 0
         self.short: dict[str, tuple[str, tuple[str, ...]]] | None = None
         if self.redactor is not None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-from types import ModuleType
 
 PACKAGE = Path(__file__).resolve().parent
 
@@ -32,16 +30,3 @@ def runtime_dir() -> Path:
     import cleaner_runtime
 
     return Path(cleaner_runtime.__file__).resolve().parent
-
-
-def runtime() -> ModuleType:
-    """The ``cleaner_runtime`` package. Compatibility only: import it by name instead."""
-    import cleaner_runtime
-
-    return cleaner_runtime
-
-
-def runtime_module(submodule: str) -> ModuleType:
-    """``runtime_module("redaction")`` is ``cleaner_runtime.redaction``, the very module object a plain
-    import gives. Compatibility only: write ``from cleaner_runtime import redaction``."""
-    return importlib.import_module(f"cleaner_runtime.{submodule}")

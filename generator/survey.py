@@ -26,6 +26,7 @@ import questionary
 import yaml
 from questionary import Choice, Separator
 
+from cleaner_runtime.mapping import DEFAULTS
 from generator.questions import phrase
 
 PROFILES = ("coding", "support", "research", "ops", "compliance", "generic")
@@ -246,7 +247,7 @@ def _int_at_least(minimum: int):
 def ask_privacy(asker: Asker) -> None:
     state = asker.state
     current = {**state.inference.mapping.get("privacy", {}), **state.privacy}
-    limits = current.get("truncate", {"tool": 20000, "other": 50000})
+    limits = current.get("truncate", DEFAULTS["privacy"]["truncate"])
     summary = (f"redact secrets: {'on' if current.get('redact', True) else 'OFF'}; personal data "
                f"(emails, phones, cards, IBANs): {'redacted' if current.get('personal_data') else 'kept'}; "
                f"truncate tool results over {limits['tool']} and other text over {limits['other']} characters")

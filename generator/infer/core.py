@@ -18,6 +18,7 @@ ids removed), lower-cased with hyphens; else ``custom-agent``.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -25,8 +26,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from cleaner_runtime.mapping import DEFAULTS, paths_notation
 from cleaner_runtime.mapping import dotted as match_key  # match keys are always dotted strings
-from cleaner_runtime.mapping import paths_notation
 from generator.infer.addressed import addressed_calls
 from generator.infer.compose import compose
 from generator.infer.crosscheck import (
@@ -362,9 +363,8 @@ class Inferrer:
         self.drop_unread_blocks()
         mapping["blocks"] = self.blocks_section
         mapping["tools"] = self.tools()
-        mapping["sessions"] = {"without_user": "skip", "without_assistant": "skip"}
-        mapping["privacy"] = {"redact": True, "personal_data": False, "drop_fields": [], "extra_patterns": {},
-                              "allowlist": [], "truncate": {"tool": 20000, "other": 50000}}
+        mapping["sessions"] = copy.deepcopy(DEFAULTS["sessions"])  # the runtime's defaults, written out
+        mapping["privacy"] = copy.deepcopy(DEFAULTS["privacy"])
         mapping["source_profile"] = self.source_profile(mapping)
         ordered = {k: mapping[k] for k in ("mapping_version", "source", "source_profile", "input", "session",
                                            "timestamps", "meta", "kinds", "unknown_kinds", "blocks", "tools",
