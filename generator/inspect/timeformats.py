@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 HUMAN_LAYOUTS = [
@@ -71,22 +71,17 @@ def time_formats(value: Any) -> set[str]:
 
 
 def parse_time(value: Any, fmt: str) -> float | None:
-    """Seconds since the epoch for monotonicity and gaps (naive values read as UTC)."""
-    try:
-        if fmt.startswith("epoch_"):
-            unit = fmt.removesuffix("_string")
-            divisor = {"epoch_s": 1, "epoch_ms": 1e3, "epoch_us": 1e6, "epoch_ns": 1e9}[unit]
-            return float(value) / divisor
-        if fmt in ("iso", "iso_naive"):
-            moment = datetime.fromisoformat(str(value).strip())
-        elif fmt.startswith("strptime:"):
-            moment = datetime.strptime(str(value).strip(), fmt.split(":", 1)[1])
-        else:
-            return None
-    except (ValueError, TypeError, OverflowError):
-        return None
-    if moment.tzinfo is None:
+    """Seconds since the epoch for monotonicity and gaps, read by the cleaner's own timestamp reader
+    (``cleaner_runtime.timestamps.to_iso``; naive values as UTC); None when it cannot read it."""
+    from cleaner_runtime.timestamps import TimestampError, to_iso
 
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+    if fmt.startswith("strptime:"):
+        runtime_format, layout = "strptime", fmt.split(":", 1)[1]
+    else:
+        runtime_format, layout = ("iso" if fmt == "iso_naive" else fmt.removesuffix("_string")), None
+    try:
+        iso = to_iso(value, runtime_format, layout)
+    except (TimestampError, ValueError, TypeError, OverflowError):
+        return None
+    return datetime.fromisoformat(iso).timestamp()  # Python 3.11 reads the "Z"
 
