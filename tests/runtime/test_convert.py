@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .conftest import build_session
+from ..render.conftest import build_session
 
 build = build_session
 

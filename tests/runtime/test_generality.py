@@ -11,7 +11,7 @@ import json
 
 from cleaner_runtime import readers
 
-from .conftest import build_session
+from ..render.conftest import build_session
 
 build = build_session
 

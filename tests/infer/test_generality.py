@@ -12,7 +12,7 @@ from pathlib import Path
 
 from generator.answers import check_mapping
 
-from .helpers import FIXTURES, inference, render_and_read, samples, validation_problems
+from ..inspect.helpers import FIXTURES, inference, render_and_read, samples, validation_problems
 
 
 def _rule(inf, role: str) -> dict:
@@ -256,7 +256,7 @@ def test_llm_call_logs_repeating_the_history_are_not_conversations(tmp_path):
 def test_the_inspect_report_names_nested_lists_untyped_blocks_and_document_fields():
     from generator.inspect import report_text
 
-    from .helpers import profile_of
+    from ..inspect.helpers import profile_of
 
     archive = report_text(profile_of(tuple(str(p) for p in samples(FIXTURES / "chat_archive" / "archives"))))
     assert "one session = one element of a nested record list" in archive

@@ -8,7 +8,7 @@ import json
 from generator.answers import check_mapping
 from generator.infer import CONFIDENT, Decision, Inference, infer, infer_profile
 
-from .helpers import FIXTURES
+from ..inspect.helpers import FIXTURES
 
 
 def _write(path, records):
