@@ -238,7 +238,7 @@ class Cleaner:
                 if errors:
                     first = errors[0]
                     raise SessionFailed(
-                        f"output for {job.key} fails validation at record line {first.line}: {first.rule}: "
+                        f"output for {job.key} fails validation{where_problem(first)}: {first.rule}: "
                         f"{first.message} ({len(errors)} problem(s); nothing written)"
                     )
                 target = output_root / job.target
@@ -543,6 +543,12 @@ def _worker_signals() -> None:
     except while it writes a file (writes hold it until the rename), so it never leaves half a file."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def where_problem(problem: Any) -> str:
+    """`` at record line N`` for a problem of one record; nothing for one of the whole session (no
+    user record, say), which has no line."""
+    return f" at record line {problem.line}" if problem.line else ""
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
