@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-__all__ = ["CompiledSchema", "Unsupported", "compile_schema"]
+__all__ = ["CompiledSchema", "Unsupported", "compile_document", "compile_schema"]
 
 _MISSING = object()
 
@@ -519,3 +519,16 @@ def compile_schema(schema: Any, jsv: Any) -> CompiledSchema:
         except Unsupported:
             break
     return CompiledSchema(list_fn, item_fn, items_schema, compiler.fallback_nodes, discriminator)
+
+
+def compile_document(schema: Any, jsv: Any) -> Callable[[Any], bool]:
+    """``schema`` compiled into one check of a whole document (the generator's mapping schema, say):
+    true exactly when ``jsv.is_valid`` is; raise ``Unsupported`` when only jsonschema decides it."""
+    if not isinstance(schema, dict):
+        raise Unsupported("boolean schema")
+    dialect = schema.get("$schema")
+    if dialect is not None and dialect not in _DIALECTS_2020:
+        raise Unsupported("dialect")
+    if _needs_whole_fallback(schema):
+        raise Unsupported("dynamic scope")
+    return _Compiler(schema, jsv).compile(schema)

@@ -73,12 +73,30 @@ def _mapping_without_repeats(loader: _UniqueKeys, node: yaml.MappingNode) -> dic
 _UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_repeats)
 
 
+@cache
+def _mapping_checks() -> tuple[Any, Any]:
+    """The mapping schema's jsonschema validator, and the schema compiled into one Python check
+    with the same verdicts (``cleaner_runtime.schema_compiler``, about 50x faster), or None when the
+    compiler cannot take the schema: a mapping is checked several times on its way to a render."""
+    from cleaner_runtime.schema_compiler import Unsupported, compile_document
+
+    validator = jsonschema.Draft202012Validator(mapping_schema())
+    try:
+        return validator, compile_document(validator.schema, validator)
+    except Unsupported:
+        return validator, None
+
+
 def check_mapping(mapping: Any, origin: str = "mapping") -> dict:
     """The mapping itself when valid; AnswersError naming the first wrong key otherwise."""
     if not isinstance(mapping, dict):
         raise AnswersError(f"{origin}: the mapping must be a YAML mapping (key: value), not {type(mapping).__name__}")
-    validator = jsonschema.Draft202012Validator(mapping_schema())
-    errors = sorted(validator.iter_errors(mapping), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    validator, valid = _mapping_checks()
+    if valid is not None and valid(mapping):
+        errors = []  # jsonschema's verdict, found by the compiled check; its messages only for errors
+    else:
+        errors = sorted(validator.iter_errors(mapping),
+                        key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
         # a misspelt key explains the other errors of its object (a required key "missing"): name it first
         # of the alternatives, the one the author meant is the deepest with the fewest unknown keys
