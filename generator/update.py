@@ -9,6 +9,12 @@ The rules (copier is only the renderer; see render.py):
 - user-owned files are never touched (created only when missing); files the new template no
   longer generates are removed only if unmodified;
 - the samples' expected outputs change only when the user accepts the output change.
+
+Why not copier's own ``run_update`` or ``run_recopy``: ``run_update`` works only on a git-tracked
+project rendered from a git-tracked template with a recorded ``_commit``, and ``run_recopy`` only
+while the ``_src_path`` recorded at render time still exists; the template ships inside the wheel
+and the answers file records no machine path, so neither can keep these promises. Each update is
+a fresh ``run_copy`` (``render.render_new``) compared file by file with the project.
 """
 
 from __future__ import annotations
