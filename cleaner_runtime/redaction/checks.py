@@ -466,6 +466,10 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
         return None  # AWS::IAM::AccessKey, arn:aws:secretsmanager:...:secret:name (not $env:DB_PASSWORD)
     # "password hunter2" in prose: only --password hunter2, or after `aws configure set` (checked last)
     set_cmd = m.group(p + "ws") is not None and not key.startswith("-")
+    if set_cmd:  # checked first: it rejects the keyword of every sentence ("the session token ...") at once
+        line = max(text.rfind("\n", max(0, ki - 120), ki) + 1, ki - 120, 0)
+        if _SET_CMD_RE.search(text, line, ki) is None:
+            return None
     if m.group(p + "arg") is not None:
         # a call's (key, value) arguments: both quoted, and the call one that sets a value
         if m.group(p + "kq") is None or m.group(p + "vq") is None:
@@ -499,10 +503,6 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
         return None  # the quoted "value" is the next JSON key: PASSWORD = "access_token": ...
     if not _value_ok(kind, key, value, quoted=quoted, text=text, vend=e, sep=sep):
         return None
-    if set_cmd:
-        line = max(text.rfind("\n", max(0, ki - 120), ki) + 1, ki - 120, 0)
-        if _SET_CMD_RE.search(text, line, ki) is None:
-            return None
     if kw.lower() == "auth" and prefix in ("", "_") and _is_basic_pair(value):
         return ("basic-auth", s, e)  # Docker config.json auths, npm's _auth: base64 of user:password
     return (_vendor_kind(key, kind, value, text, ki), s, e)
