@@ -273,4 +273,7 @@ def read_answers(path: str | os.PathLike) -> dict[str, Any]:
     if missing:
         raise MappingError(f"{path}: no {', '.join(missing)}; it must be a JSON object holding the mapping "
                            "(run `trajectory-cleaner update .` to check it)")
-    return {key: data[key] for key in MAPPING_KEYS if key in data}
+    mapping = {key: data[key] for key in MAPPING_KEYS if key in data}
+    from .mapping_check import check_mapping  # a hand-edited key fails loudly, as the generator says it
+
+    return check_mapping(mapping, str(path))

@@ -2,56 +2,17 @@
 
 from __future__ import annotations
 
-import difflib
-import json
-from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
-from cleaner_runtime.mapping import MAPPING_KEYS  # the runtime reads them from the answers file
-from generator.paths import PACKAGE
+from cleaner_runtime.mapping import MAPPING_KEYS, MappingError  # the runtime reads them from the answers file
+from cleaner_runtime.mapping_check import check_mapping as _check_mapping
 
 
 class AnswersError(Exception):
     """A mapping that cannot be used; the message names the file and the key."""
-
-
-@cache
-def mapping_schema() -> dict:
-    return json.loads((PACKAGE / "mapping.schema.json").read_text(encoding="utf-8"))
-
-
-def _key(path) -> str:
-    parts = []
-    for part in path:
-        parts.append(f"[{part}]" if isinstance(part, int) else ("." if parts else "") + str(part))
-    return "".join(parts) or "(top level)"
-
-
-def _all_errors(errors: list) -> list:
-    """The errors and those of the alternatives inside them (oneOf/anyOf), shallowest first."""
-    out, queue = [], list(errors)
-    while queue:
-        error = queue.pop(0)
-        out.append(error)
-        queue.extend(error.context or ())
-    return sorted(out, key=lambda e: len(e.absolute_path))
-
-
-def _unknown_keys(instance: dict, schema: dict) -> str:
-    """``unknown key 'contents'; did you mean 'content'?`` for each key the schema does not have."""
-    known = list(schema.get("properties", {}))
-    parts = []
-    for key in instance:
-        if key in known:
-            continue
-        close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
-        parts.append(f"unknown key {key!r}" + (f"; did you mean {close[0]!r}?" if close else
-                                              f" (known: {', '.join(known)})"))
-    return "; ".join(parts) or "unknown key(s)"
 
 
 class _UniqueKeys(yaml.SafeLoader):
@@ -73,50 +34,14 @@ def _mapping_without_repeats(loader: _UniqueKeys, node: yaml.MappingNode) -> dic
 _UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_repeats)
 
 
-@cache
-def _mapping_checks() -> tuple[Any, Any]:
-    """The mapping schema's jsonschema validator, and the schema compiled into one Python check
-    with the same verdicts (``cleaner_runtime.schema_compiler``, about 50x faster), or None when the
-    compiler cannot take the schema: a mapping is checked several times on its way to a render."""
-    from cleaner_runtime.schema_compiler import Unsupported, compile_document
-
-    validator = jsonschema.Draft202012Validator(mapping_schema())
-    try:
-        return validator, compile_document(validator.schema, validator)
-    except Unsupported:
-        return validator, None
-
-
 def check_mapping(mapping: Any, origin: str = "mapping") -> dict:
-    """The mapping itself when valid; AnswersError naming the first wrong key otherwise."""
-    if not isinstance(mapping, dict):
-        raise AnswersError(f"{origin}: the mapping must be a YAML mapping (key: value), not {type(mapping).__name__}")
-    validator, valid = _mapping_checks()
-    if valid is not None and valid(mapping):
-        errors = []  # jsonschema's verdict, found by the compiled check; its messages only for errors
-    else:
-        errors = sorted(validator.iter_errors(mapping),
-                        key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
-    if errors:
-        # a misspelt key explains the other errors of its object (a required key "missing"): name it first
-        # of the alternatives, the one the author meant is the deepest with the fewest unknown keys
-        unknown = sorted((e for e in _all_errors(errors) if e.validator == "additionalProperties"
-                          and isinstance(e.instance, dict)),
-                         key=lambda e: (-len(e.absolute_path), sum(
-                             k not in e.schema.get("properties", {}) for k in e.instance)))
-        error = unknown[0] if unknown else jsonschema.exceptions.best_match(errors)
-        key = _key(error.absolute_path)
-        message = error.message
-        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-            message = _unknown_keys(error.instance, error.schema)
-        raise AnswersError(f"{origin}: {key}: {message}")
+    """The mapping itself when valid; AnswersError naming the first wrong key otherwise (the
+    check is the runtime's own, ``cleaner_runtime.mapping_check``: a cleaner reading a hand-edited
+    answers file says the same)."""
     try:
-        from cleaner_runtime.timestamps import zone
-
-        zone(mapping.get("timestamps", {}).get("timezone", "UTC"))
-    except ValueError as exc:
-        raise AnswersError(f"{origin}: timestamps.timezone: {exc}") from None
-    return mapping
+        return _check_mapping(mapping, origin)
+    except MappingError as exc:
+        raise AnswersError(str(exc)) from None
 
 
 def mapping_from(data: dict) -> dict:

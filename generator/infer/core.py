@@ -153,7 +153,7 @@ class Decision:
 
 @dataclass
 class Inference:
-    mapping: dict  # complete mapping (valid against generator/mapping.schema.json)
+    mapping: dict  # complete mapping (valid against cleaner_runtime/mapping.schema.json)
     decisions: list[Decision]
     questions: list[Decision]  # the decisions below CONFIDENT; empty when everything is sure
     profile: Profile

@@ -1,5 +1,5 @@
 """The mapping schema compiled into one Python check gives jsonschema's verdict on every mapping the
-repository holds, completed or not, and on broken variants of them (answers._mapping_checks)."""
+repository holds, completed or not, and on broken variants of them (cleaner_runtime.mapping_check._mapping_checks)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from cleaner_runtime.mapping import with_defaults
-from generator.answers import _mapping_checks
+from cleaner_runtime.mapping_check import _mapping_checks
 
 REPO = Path(__file__).resolve().parents[2]
 MAPPINGS = sorted([*REPO.glob("tests/fixtures/*/*/mapping.yml"), *REPO.glob("examples/answers/*.yml")])
