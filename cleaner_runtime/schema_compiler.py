@@ -486,9 +486,8 @@ class CompiledSchema:
     discriminator: tuple[str, dict[str, Any]] | None
 
 
-def compile_schema(schema: Any, jsv: Any) -> CompiledSchema:
-    """Compile ``schema`` (``jsv``: its jsonschema validator, for the fallbacks); raise
-    ``Unsupported`` when only whole-list jsonschema validation gives its verdict."""
+def _check_supported(schema: Any) -> None:
+    """Raise ``Unsupported`` for a schema only jsonschema can judge as a whole."""
     if not isinstance(schema, dict):
         raise Unsupported("boolean schema")
     dialect = schema.get("$schema")
@@ -496,6 +495,12 @@ def compile_schema(schema: Any, jsv: Any) -> CompiledSchema:
         raise Unsupported("dialect")
     if _needs_whole_fallback(schema):
         raise Unsupported("dynamic scope")
+
+
+def compile_schema(schema: Any, jsv: Any) -> CompiledSchema:
+    """Compile ``schema`` (``jsv``: its jsonschema validator, for the fallbacks); raise
+    ``Unsupported`` when only whole-list jsonschema validation gives its verdict."""
+    _check_supported(schema)
     keys = {k for k in schema if k not in _ROOT_IGNORED}
     if not keys <= _ROOT_LIST_KEYS:
         raise Unsupported("root keywords")
@@ -524,11 +529,5 @@ def compile_schema(schema: Any, jsv: Any) -> CompiledSchema:
 def compile_document(schema: Any, jsv: Any) -> Callable[[Any], bool]:
     """``schema`` compiled into one check of a whole document (the generator's mapping schema, say):
     true exactly when ``jsv.is_valid`` is; raise ``Unsupported`` when only jsonschema decides it."""
-    if not isinstance(schema, dict):
-        raise Unsupported("boolean schema")
-    dialect = schema.get("$schema")
-    if dialect is not None and dialect not in _DIALECTS_2020:
-        raise Unsupported("dialect")
-    if _needs_whole_fallback(schema):
-        raise Unsupported("dynamic scope")
+    _check_supported(schema)
     return _Compiler(schema, jsv).compile(schema)
