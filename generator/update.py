@@ -14,7 +14,7 @@ Why not copier's own ``run_update`` or ``run_recopy``: ``run_update`` works only
 project rendered from a git-tracked template with a recorded ``_commit``, and ``run_recopy`` only
 while the ``_src_path`` recorded at render time still exists; the template ships inside the wheel
 and the answers file records no machine path, so neither can keep these promises. Each update is
-a fresh ``run_copy`` (``render.render_new``) compared file by file with the project.
+a fresh ``run_copy`` (``render.render_template``) compared file by file with the project.
 """
 
 from __future__ import annotations
