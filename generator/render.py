@@ -11,7 +11,10 @@ leaves nothing behind.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib.util
+import io
 import json
 import os
 import re
@@ -263,10 +266,6 @@ def clean_samples(project: Path, input_dir: Path, output_dir: Path) -> subproces
     """The rendered cleaner's run on the samples, in this process: what ``run_cleaner`` runs (the
     project's answers file and hooks, ``--jobs 1``), with the runtime package the project's copy was
     copied from, byte for byte. No second interpreter to start, no runtime to import again."""
-    import contextlib
-    import importlib.util
-    import io
-
     from cleaner_runtime.run import main
 
     spec = importlib.util.spec_from_file_location("cleaner_hooks", project / "cleaner_hooks.py")

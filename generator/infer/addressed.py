@@ -24,7 +24,8 @@ from generator.inspect import LIST, dotted, get, mapping_path, name_roles
 GENERIC_TEXT = {"text", "content", "contents", "parts", "body", "message", "value", "data"}
 
 
-def _strings(plan: Any, path: tuple) -> list:
+def _values(plan: Any, path: tuple) -> list:
+    """The value at ``path`` in each record of the kind (None where it has none)."""
     return [get(rec.data, path) for rec in plan.kind.recs]
 
 
@@ -33,10 +34,10 @@ def _addressing_field(inferrer: Any, plan: Any, tool: Any, names: set) -> tuple 
     for path, stat in plan.kind.stats.items():
         if LIST in path or path in taken or stat.main_type != "string" or stat.records != plan.kind.count:
             continue
-        if not all(v in names for v in _strings(plan, path)):
+        if not all(v in names for v in _values(plan, path)):
             continue
         elsewhere = [v for other in inferrer.plans if other is not plan and other is not tool
-                     for v in _strings(other, path) if v is not None]
+                     for v in _values(other, path) if v is not None]
         if elsewhere and not any(v in names for v in elsewhere):
             return path
     return None
@@ -54,7 +55,7 @@ def addressed_calls(inferrer: Any) -> None:
     for tool in inferrer.plans:
         if tool.role not in ("tool_exchange", "tool_result") or not tool.tool_name:
             continue
-        names = {v for v in _strings(tool, tool.tool_name) if isinstance(v, str)}
+        names = {v for v in _values(tool, tool.tool_name) if isinstance(v, str)}
         for plan in inferrer.plans:
             if plan is tool or plan.role in ("skip", "meta", "tool_call") or "user" in inferrer.named(plan)[:1]:
                 continue

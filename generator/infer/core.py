@@ -89,8 +89,8 @@ CALL_ID_NAMES = ["call_id", "tool_call_id", "tool_use_id", "invocation_id", "act
                  "request_id", "span_id", "run_id", "use_id"]
 OK_TRUE = {"success", "succeeded", "ok", "passed", "is_success"}
 OK_FALSE = {"is_error", "error", "failed", "failure", "has_error", "errored"}
-PARENTISH = {"parent", "children", "child", "prev", "previous", "reply", "root", "thread", "conversation", "session", "trace", "after",
-             "before", "source", "ref"}
+PARENTISH = {"parent", "children", "child", "prev", "previous", "reply", "root", "thread", "conversation", "session",
+             "trace", "after", "before", "source", "ref"}
 MEDIA = {"image", "img", "picture", "photo", "screenshot", "file", "document", "audio", "video", "attachment",
          "image_url", "input_image", "input_file", "input_audio", "blob", "binary", "pdf", "inline_data", "file_data"}
 GENERIC_NAMES = {"input", "inputs", "data", "raw", "raw-traces", "raw_traces", "traces", "trace", "samples", "sample",
@@ -951,7 +951,7 @@ class Inferrer:
         the tool name it gives, for results that carry no link."""
         key = f"kinds[{plan.kind.key}]"
         records = [rec.data for rec in plan.kind.recs]
-        taken = {dotted(p) for p in (*plan.content, plan.result_link) if p}
+        taken = {match_key(p) for p in (*plan.content, plan.result_link) if p}  # outcome's dotted keys
         if not plan.ok:
             plan.ok = outcome(records, taken)
             if plan.ok:

@@ -19,8 +19,7 @@ from generator.inspect.vocab import name_roles, words
 
 _COUNT_OR_TIME = re.compile(r"[\d\s.:+TZ-]+\Z")
 # words of a key about another record (``parent_user_id``, ``reply_users``, ``latest_reply``)
-_REFERS = {"parent", "thread", "reply", "replies", "latest", "last", "root", "previous", "prev", "next", "original",
-           "reply_to", "in"}
+_REFERS = {"parent", "thread", "reply", "replies", "latest", "last", "root", "previous", "prev", "next", "original"}
 
 
 def key_roles(key: Any, recs: list[Rec]) -> list[str]:
