@@ -1,7 +1,8 @@
 """Read the mapping from the answers file, complete it with its defaults and precompile its paths.
 
-The mapping format is documented in the generator's docs/mapping.md; the generator validates it
-with a JSON Schema before rendering, so this module only fills gaps and never second-guesses.
+The mapping format is documented in the generator's docs/mapping.md and checked against
+``mapping.schema.json`` (``mapping_check``) by the generator before rendering and by
+``read_answers`` when a cleaner starts; this module only reads, fills gaps and compiles paths.
 The mapping lives in one place, the project's ``.copier-answers.yml``: the record of the render,
 written as JSON (which is also YAML) so that the cleaner reads it with the standard library.
 """
