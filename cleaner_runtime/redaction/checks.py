@@ -434,6 +434,20 @@ _SET_CMD_RE = re.compile(
     r"(?:\bconfig(?:ure)?[ \t]+set|\bconfig(?:[ \t]+--(?:global|local|system|file[ \t=]+\S+))?"
     r"|\bsetx|\bset(?:[ \t]+-[A-Za-z]{1,4})+|^[ \t]*ENV|\\n[ \t]*ENV|\bset-item[ \t]+env:)[ \t]+\S*\Z",
     re.ASCII | re.IGNORECASE | re.MULTILINE)
+
+
+def _set_command_before(text: str, start: int, end: int) -> bool:
+    """``_SET_CMD_RE`` finds a setting command ending at ``end`` (searched from ``start``).
+
+    Every match holds "config", "set" or "env" in ASCII letters of any case, so a line without
+    them is rejected by ``str`` searches: a sentence holding "session" or "token" costs about 1 us
+    here instead of the ~15 us of a regex search tried at each of its positions."""
+    seg = text[start:end].lower()
+    if "set" not in seg and "env" not in seg and "config" not in seg:
+        return False
+    return _SET_CMD_RE.search(text, start, end) is not None
+
+
 # define('DB_PASSWORD', 'x') (PHP), os.environ.setdefault("TOKEN", "x"), System.setProperty(...),
 # putenv, Setenv (Go), SetEnvironmentVariable (.NET), headers.put / set / setHeader
 _SET_CALL_RE = re.compile(
@@ -468,7 +482,7 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
     set_cmd = m.group(p + "ws") is not None and not key.startswith("-")
     if set_cmd:  # checked first: it rejects the keyword of every sentence ("the session token ...") at once
         line = max(text.rfind("\n", max(0, ki - 120), ki) + 1, ki - 120, 0)
-        if _SET_CMD_RE.search(text, line, ki) is None:
+        if not _set_command_before(text, line, ki):
             return None
     if m.group(p + "arg") is not None:
         # a call's (key, value) arguments: both quoted, and the call one that sets a value

@@ -6,6 +6,9 @@ instead of one ``re`` search; these tests redact the same texts with the native 
 over the labelled corpora, the realistic trace text ``benchmarks/bench_redaction.py`` times (with
 and without corpus secrets), and random texts mixing anchors, escapes and unicode. They skip when
 hyperscan is missing; the tests of the switch and of the fallbacks run either way.
+
+The last test pins the other speed-up of #19, in pure Python: the keyword check's search for a
+setting command (``aws configure set``) is skipped on lines holding none of its words.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 HERE = Path(__file__).resolve().parent
@@ -202,3 +205,27 @@ def test_environment_variable_forces_the_pure_path():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
                          cwd=HERE.parents[1])
     assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------------------
+# The keyword check's shortcut (pure Python, runs always)
+# ---------------------------------------------------------------------------
+
+SET_CMD_TEXT = st.lists(st.one_of(
+    st.sampled_from(["set", "SeT", "setx", "set -x", "set-item env:", "config", "CONFIGURE set", "git config --global",
+                     "env", "ENV", "\nENV", "\n  Env", "\\nENV", "\\n\tENV", " -g", "aws ", "x", "=", "ſet", "ſ", "K",
+                     "İ", "é", "\u212a"]),
+    st.text(alphabet="setnvcofigurSETNVCOFIGUR -\t\n", max_size=6),
+    st.sampled_from([" ", "\t", "\n"])), max_size=20).map("".join)
+
+
+@SETTINGS
+@given(text=SET_CMD_TEXT, cut=st.one_of(st.just(10**6), st.integers(0, 200)), back=st.integers(0, 200))
+@example(text="run: setx ", cut=10**6, back=200)  # one match per word the shortcut looks for
+@example(text="RUN set -e\nENV ", cut=10**6, back=4)
+@example(text="git config --global ", cut=10**6, back=200)
+def test_set_command_shortcut_agrees_with_the_regex(text, cut, back):
+    checks = redact_mod.checks
+    end = min(cut, len(text))
+    start = max(0, end - back)
+    assert checks._set_command_before(text, start, end) == (checks._SET_CMD_RE.search(text, start, end) is not None)
