@@ -28,7 +28,6 @@ is in ``result.errors`` and ``result.exit_code`` is 1, as the command's.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import os
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from types import ModuleType
 
 from .hooks import Hooks, HooksError
 from .mapping import MappingError, read_answers
-from .run import Outcome, UsageError, _run, build_parser
+from .run import Outcome, UsageError, _run, build_parser, load_module
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -59,18 +58,15 @@ class CleanResult:
 
 
 @lru_cache(maxsize=8)
-def _project(project: str) -> tuple[dict, ModuleType | None]:
-    """The mapping and the hooks module of a rendered project (read once per process)."""
+def _project(project: str) -> tuple[dict, ModuleType | None, ModuleType | None]:
+    """The mapping, the hooks module and the script's generated code of a rendered project (read
+    once per process)."""
     folder = Path(project)
     mapping = read_answers(folder / ".copier-answers.yml")
-    module = None
-    hooks_file = folder / "cleaner_hooks.py"
-    if hooks_file.is_file():
-        spec = importlib.util.spec_from_file_location("cleaner_hooks", hooks_file)
-        if spec and spec.loader:
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-    return mapping, module
+    hooks_file, script = folder / "cleaner_hooks.py", folder / "clean_to_trajectory_jsonl.py"
+    module = load_module(hooks_file, "cleaner_hooks") if hooks_file.is_file() else None
+    adapter = load_module(script, "clean_to_trajectory_jsonl") if script.is_file() else None
+    return mapping, module, adapter
 
 
 def clean_file(input_path: str | os.PathLike, output_dir: str | os.PathLike, *, root: str | os.PathLike | None = None,
@@ -87,7 +83,7 @@ def clean_file(input_path: str | os.PathLike, output_dir: str | os.PathLike, *, 
     path = Path(input_path)
     base = Path(root) if root is not None else path.parent
     try:
-        mapping, module = _project(str(Path(project).resolve() if project is not None else PROJECT))
+        mapping, module, adapter = _project(str(Path(project).resolve() if project is not None else PROJECT))
     except (MappingError, OSError) as exc:
         raise UsageError(f"cannot read the project's mapping: {exc}") from exc
     try:
@@ -104,7 +100,7 @@ def clean_file(input_path: str | os.PathLike, output_dir: str | os.PathLike, *, 
     args.report = {}
     text = io.StringIO()
     with contextlib.redirect_stdout(text):
-        code = _run(args, mapping, hooks)
+        code = _run(args, mapping, hooks, adapter)
     if print_summary:
         print(text.getvalue(), end="")
     outcomes = args.report.get("outcomes", [])

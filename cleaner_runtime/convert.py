@@ -254,13 +254,6 @@ class Kind:
     result_timestamp: tuple = ()  # tool_exchange: the result's own time
     emit: list[Entry] = field(default_factory=list)  # several records from one raw record, in order
     same: list[tuple[tuple, tuple]] = field(default_factory=list)  # pairs of paths whose values must be equal
-    handler: str = ""  # the SessionBuilder method for this role
-
-    def __post_init__(self) -> None:
-        if self.emit:
-            self.handler = "_entries"
-        else:
-            self.handler = "_text" if self.role in TEXT_ROLES else "_" + self.role
 
     @property
     def text_role(self) -> str:
@@ -292,6 +285,37 @@ class Kind:
             emit=[Entry.compile(entry) for entry in spec.get("emit") or []],
             same=[(compile_path(a), compile_path(b)) for a, b in (spec.get("same") or {}).items()],
         )
+
+    def __call__(self, out: SessionBuilder, record: dict) -> None:
+        """Write what the mapping says this kind writes. A rendered cleaner runs its generated code
+        instead (one function per kind, the same calls spelled out for its format); this is the
+        meaning that code is generated from, and tested against."""
+        role = self.role
+        if role == "skip":
+            out.skip_kind(self.name)
+            return
+        if role == "meta":
+            return
+        c = out.c
+        at = out.time(first_present(record, self.timestamp or c.ts_fields))
+        if self.emit:
+            out.entries(record, self.emit, self.text_role, at)
+        elif role in TEXT_ROLES:
+            content = self.content
+            out.text(role, out.compose(record, content) if content.__class__ is Join else first_content(record, content),
+                     at)
+        elif role == "tool_result":
+            out.result(link=first_present(record, self.result_link), content=c.read(record, self.content),
+                       ok=read_ok(record, self.ok), at=at, tool=first_present(record, self.tool_name))
+        else:  # tool_call, tool_exchange
+            call_id = out.call(call_id=first_present(record, self.call_id), tool=first_present(record, self.tool_name),
+                               args=first_present(record, self.args), at=at, args_key=self.args_key,
+                               thought=first_present(record, self.reasoning))
+            if role == "tool_exchange":
+                output = c.read(record, self.content)
+                if call_id is not None and c.to_text(output) is not None:
+                    result_at = out.time(first_present(record, self.result_timestamp)) if self.result_timestamp else None
+                    out.result(answers=call_id, content=output, ok=read_ok(record, self.ok), at=result_at or at)
 
     def matches(self, record: dict) -> bool:
         for path, values in self.match:
@@ -469,7 +493,9 @@ class Privacy:
 class Converter:
     """The compiled mapping: classifies raw records and builds sessions."""
 
-    def __init__(self, mapping: dict, privacy: Privacy | None = None):
+    def __init__(self, mapping: dict, privacy: Privacy | None = None, adapter: Any = None):
+        """``adapter``: a rendered cleaner's generated code (its module: ``kind_of`` and one function
+        per kind), which then classifies and writes records in place of the compiled ``kinds``."""
         self.mapping = mapping
         self.privacy = privacy
         self.source = mapping["source"]
@@ -520,8 +546,11 @@ class Converter:
         self.presence = presence
         self.kind_cache: dict[tuple, Kind | None] = {}
         self.cacheable = not any(kind.same for kind in self.kinds)  # `same` compares values the key lacks
+        if adapter is not None:
+            self.classify = adapter.kind_of  # type: ignore[method-assign]
 
     def classify(self, record: dict) -> Kind | None:
+        """The rule of ``kinds`` a record matches (a callable writing it, with a ``name``); None for none."""
         key = self._kind_key(record)
         if key is not None:
             kind = self.kind_cache.get(key, MISSING)
@@ -702,6 +731,7 @@ class SessionBuilder:
         self.zone = converter.ts_zone  # the zone of naive times (timestamps.timezone_field may set it)
         self.buffer: list[tuple[Where, dict]] | None = [] if converter.buffered else None
         self.first_record: dict | None = None  # for session.closing
+        self.where = Where(key, 0)  # the raw record being mapped, for messages and skips
 
     # -- input ---------------------------------------------------------------------------------
     def add(self, where: Where, record: dict) -> None:
@@ -714,6 +744,7 @@ class SessionBuilder:
 
     def _map(self, where: Where, record: dict) -> None:
         c = self.c
+        self.where = where
         if self.first_record is None:
             self.first_record = record
             if c.opening:
@@ -738,13 +769,7 @@ class SessionBuilder:
                           f"unknown record kind: {c.describe(record)}; add a rule for it to 'kinds' "
                           "in the mapping, or set unknown_kinds: skip")
             return
-        if kind.role == "skip":
-            self.stats.skip(f"kind {kind.name!r} (skipped by the mapping)", where)
-            return
-        if kind.role == "meta":
-            return
-        ts = self._time(record, kind, where)
-        getattr(self, kind.handler)(record, kind, ts, where)
+        kind(self, record)
         size = self.size
         if self.offload is not None:
             size = self.offload.record_done(size - self.size_sent)
@@ -808,21 +833,9 @@ class SessionBuilder:
                 return (1, 0.0, value)
         return (1, 0.0, compact(value))
 
-    def _time(self, record: dict, kind: Kind, where: Where) -> str | None:
-        return self._read_time(record, kind.timestamp or self.c.ts_fields, where)
-
     def _read_time(self, record: Any, paths: tuple, where: Where) -> str | None:
-        c = self.c
-        value = first_present(record, paths)
-        if value is MISSING:
-            return None
-        try:
-            return to_iso(value, c.ts_format, c.ts_layout, self.zone)
-        except TimestampError as exc:
-            self.unreadable_times += 1
-            if self.first_time_error is None:
-                self.first_time_error = f"{where}: {exc}"
-            return None
+        self.where = where
+        return self.time(first_present(record, paths))
 
     # -- emitting ------------------------------------------------------------------------------
     def _emit(self, record: dict, ts: str | None) -> None:
@@ -973,41 +986,61 @@ class SessionBuilder:
             raise SessionFailed(f"{where}: {reason}; set tools.orphan_results: skip to drop such results")
         self.stats.skip(reason, where)
 
-    # -- roles ---------------------------------------------------------------------------------
-    def _text(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
-        content = kind.content
-        value = content.read(record, self.c.to_text) if content.__class__ is Join else first_content(record, content)
+    # -- what a kind writes: the calls a format's generated code (and Kind) makes -------------------
+    # Each writes at the raw record being mapped (``where``); values are raw values as read from the
+    # record (MISSING where a field is absent).
+    def time(self, value: Any) -> str | None:
+        """A raw time value as an ISO instant in UTC; None when absent, or unreadable (counted, and
+        filled from a neighbour when the session is finished)."""
+        if value is MISSING:
+            return None
+        c = self.c
+        try:
+            return to_iso(value, c.ts_format, c.ts_layout, self.zone)
+        except TimestampError as exc:
+            self.unreadable_times += 1
+            if self.first_time_error is None:
+                self.first_time_error = f"{self.where}: {exc}"
+            return None
+
+    def skip_kind(self, name: str) -> None:
+        """A record of a kind the mapping skips: counted under the kind's name."""
+        self.stats.skip(f"kind {name!r} (skipped by the mapping)", self.where)
+
+    def text_of(self, value: Any) -> str | None:
+        """Any raw content as one plain string (``Converter.to_text``)."""
+        return self.c.to_text(value)
+
+    def compose(self, record: Any, join: Join) -> Any:
+        """The text a ``join`` composes from several fields of the record (MISSING when none holds any)."""
+        return join.read(record, self.c.to_text)
+
+    def text(self, role: str, value: Any, at: str | None) -> None:
+        """A record of ``role`` holding the content: text as it is, a content-block list block by
+        block (``blocks`` in the mapping), any other structure as compact JSON."""
         if self.c.is_block_list(value):
-            self._blocks(kind.role, value, ts, where)
+            self._blocks(role, value, at, self.where)
         else:
-            self._emit_text(kind.role, self.c.to_text(value), ts, where)
+            self._emit_text(role, self.c.to_text(value), at, self.where)
 
-    def _tool_call(self, record: dict, kind: Kind, ts: str | None, where: Where) -> str | None:
-        if kind.reasoning:  # the step's thought comes first, as the agent wrote it before acting
-            thought = self.c.to_text(first_present(record, kind.reasoning))
-            if thought:
-                self._emit_text("reasoning", thought, ts, where)
-        args = normalise_args(first_present(record, kind.args), kind.args_key)
-        return self._emit_calls([(first_present(record, kind.call_id), first_present(record, kind.tool_name), args)],
-                                ts, where)[0]
+    def call(self, call_id: Any, tool: Any, args: Any, at: str | None, *, args_key: str = "_raw",
+             thought: Any = MISSING) -> str | None:
+        """One tool call (after the thought written before it, as reasoning, if any); its id in the
+        output, or None when it was dropped (no tool name)."""
+        text = self.c.to_text(thought)
+        if text:
+            self._emit_text("reasoning", text, at, self.where)
+        return self._emit_calls([(call_id, tool, normalise_args(args, args_key))], at, self.where)[0]
 
-    def _tool_result(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
-        content = self.c.to_text(self.c.read(record, kind.content))
-        self._emit_result(first_present(record, kind.result_link), content, read_ok(record, kind.ok), ts, where,
-                          name=first_present(record, kind.tool_name))
+    def result(self, *, content: Any, at: str | None, link: Any = MISSING, ok: bool | None = None,
+               tool: Any = MISSING, answers: str | None = None) -> None:
+        """One tool result, linked to the call that ``answers`` names (a call this record wrote), else
+        to the call whose source id ``link`` is, else by tool name or order (counted as repairs)."""
+        self._emit_result(link, self.c.to_text(content), ok, at, self.where, exact=answers, name=tool)
 
-    def _tool_exchange(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
-        call_id = self._tool_call(record, kind, ts, where)
-        if call_id is None:
-            return
-        content = self.c.to_text(self.c.read(record, kind.content))
-        if content is None:
-            return
-        result_ts = self._read_time(record, kind.result_timestamp, where) if kind.result_timestamp else None
-        self._emit_result(None, content, read_ok(record, kind.ok), result_ts or ts, where, exact=call_id)
-
-    def _entries(self, record: dict, kind: Kind, ts: str | None, where: Where) -> None:
-        self._steps(self._entry_steps(record, kind.emit, kind.text_role, ts, where), where)
+    def entries(self, record: dict, entries: list[Entry], role: str, at: str | None) -> None:
+        """Several records from one raw record, in the order of ``entries`` (a kind's ``emit``)."""
+        self._steps(self._entry_steps(record, entries, role, at, self.where), self.where)
 
     def _entry_steps(self, record: dict, entries: list[Entry], role: str, ts: str | None, where: Where) -> list[Step]:
         """What a list of entries writes from one raw record, in order; an entry whose field (or

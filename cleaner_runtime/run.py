@@ -114,9 +114,10 @@ class Cleaner:
     """One run's state: the compiled mapping, the validator, the hooks and the memory limits."""
 
     def __init__(self, mapping: dict, hooks: Hooks | None, schema_arg: str | None, quiet: bool = False,
-                 limits: Limits | None = None, max_session_mb: float | None = None):
+                 limits: Limits | None = None, max_session_mb: float | None = None, adapter: ModuleType | None = None):
         self.mapping = with_defaults(mapping)
         self.hooks = hooks or Hooks()
+        self.adapter = adapter  # the script's generated code (kind_of, a function per kind); else the mapping's
         self.schema_arg = schema_arg
         self.quiet = quiet
         self.limits = limits or Limits()
@@ -161,7 +162,7 @@ class Cleaner:
     def start(self, job: Job) -> Session:
         privacy = Privacy(self.mapping["privacy"])  # per session: its redaction and truncation counts
         if self.converter is None:  # the mapping, compiled once per run
-            self.converter = Converter(self.mapping)
+            self.converter = Converter(self.mapping, adapter=self.adapter)
             self.converter.max_session_chars = self.max_session_chars
         builder = self.converter.session(job.key, privacy)
         try:
@@ -521,19 +522,27 @@ def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, to
 _WORKER: Cleaner | None = None
 
 
-def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None, limits: Limits,
-                 max_session_mb: float | None, inputs: set[Path], debug: bool = False) -> None:
-    global _WORKER
-    module = None
-    if hooks_path:
-        import importlib.util
+def load_module(path: str | os.PathLike, name: str) -> ModuleType:
+    """A module read from its file (a project's hooks, or its script's generated code), not from sys.path."""
+    import importlib.util
 
-        spec = importlib.util.spec_from_file_location("cleaner_hooks", hooks_path)
-        if spec and spec.loader:
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None, limits: Limits,
+                 max_session_mb: float | None, inputs: set[Path], debug: bool = False,
+                 adapter_path: str | None = None) -> None:
+    global _WORKER
+    module = load_module(hooks_path, "cleaner_hooks") if hooks_path else None
+    adapter = load_module(adapter_path, "clean_to_trajectory_jsonl") if adapter_path else None
     _worker_signals()
-    _WORKER = Cleaner(mapping, Hooks(module), schema_arg, quiet=True, limits=limits, max_session_mb=max_session_mb)
+    _WORKER = Cleaner(mapping, Hooks(module), schema_arg, quiet=True, limits=limits, max_session_mb=max_session_mb,
+                      adapter=adapter)
     _WORKER.inputs = inputs
     _WORKER.debug = debug
 
@@ -730,9 +739,10 @@ def _check_paths(args: argparse.Namespace) -> tuple[Path, Path]:
 
 
 def main(mapping: dict[str, Any] | str | os.PathLike, hooks: ModuleType | None = None, argv: list[str] | None = None,
-         description: str = "", agent_prompt: Path | None = None) -> int:
+         description: str = "", agent_prompt: Path | None = None, adapter: ModuleType | None = None) -> int:
     """Run the cleaner: ``mapping`` is the mapping, or the answers file that holds it (a rendered
-    project's ``.copier-answers.yml``); ``hooks`` the ``cleaner_hooks`` module."""
+    project's ``.copier-answers.yml``); ``hooks`` the ``cleaner_hooks`` module; ``adapter`` the
+    script's generated code (``kind_of`` and a function per kind; without it, the mapping's kinds)."""
     for stream in (sys.stdout, sys.stderr):  # names and values may hold lone surrogates
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
@@ -748,16 +758,16 @@ def main(mapping: dict[str, Any] | str | os.PathLike, hooks: ModuleType | None =
     parser = build_parser(description)
     args = parser.parse_args(argv)
     if threading.current_thread() is not threading.main_thread():  # signals are the main thread's
-        return _main(args, mapping, hooks, agent_prompt)
+        return _main(args, mapping, hooks, agent_prompt, adapter)
     previous = signal.signal(signal.SIGTERM, _interrupted)
     try:
-        return _main(args, mapping, hooks, agent_prompt)
+        return _main(args, mapping, hooks, agent_prompt, adapter)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
 def _main(args: argparse.Namespace, mapping: dict[str, Any], module: ModuleType | None,
-          agent_prompt: Path | None) -> int:
+          agent_prompt: Path | None, adapter: ModuleType | None = None) -> int:
     """The run, with every outcome turned into its exit code and one line on stderr."""
     try:
         if args.agent_prompt:
@@ -769,7 +779,7 @@ def _main(args: argparse.Namespace, mapping: dict[str, Any], module: ModuleType 
             hooks = Hooks(module)
         except HooksError as exc:
             raise UsageError(str(exc)) from exc
-        return _run(args, mapping, hooks)
+        return _run(args, mapping, hooks, adapter)
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -784,13 +794,19 @@ def _main(args: argparse.Namespace, mapping: dict[str, Any], module: ModuleType 
         return 2
 
 
-def _run(args: argparse.Namespace, mapping: dict, hooks: Hooks) -> int:
+def _run(args: argparse.Namespace, mapping: dict, hooks: Hooks, adapter: ModuleType | None = None) -> int:
     from .validate import SchemaError
 
+    if adapter is not None:
+        from .adapter import check_adapter
+
+        problem = check_adapter(adapter, mapping)
+        if problem:
+            raise UsageError(problem)
     source, output = _check_paths(args)
     limits = Limits.from_mb(args.max_line_mb, args.max_document_mb)
     try:
-        cleaner = Cleaner(mapping, hooks, args.schema, args.quiet, limits, args.max_session_mb)
+        cleaner = Cleaner(mapping, hooks, args.schema, args.quiet, limits, args.max_session_mb, adapter)
     except SchemaError as exc:
         raise UsageError(str(exc)) from exc
     cleaner.debug = args.debug
@@ -884,8 +900,9 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
                                  "choose an --output outside --input")
         if processes > 1 and len(jobs) > 1:
             hooks_path = getattr(cleaner.hooks.module, "__file__", None)
+            adapter_path = getattr(cleaner.adapter, "__file__", None)
             initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
-                        args.debug)
+                        args.debug, adapter_path)
             with ProcessPoolExecutor(min(processes, len(jobs)), initializer=_init_worker, initargs=initargs) as pool:
                 try:
                     for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.util
 import io
 import json
 import os
@@ -264,19 +263,17 @@ def run_cleaner(project: Path, input_dir: Path, output_dir: Path, extra: tuple[s
 
 def clean_samples(project: Path, input_dir: Path, output_dir: Path) -> subprocess.CompletedProcess:
     """The rendered cleaner's run on the samples, in this process: what ``run_cleaner`` runs (the
-    project's answers file and hooks, ``--jobs 1``), with the runtime package the project's copy was
+    project's answers file, hooks and generated code, ``--jobs 1``), with the runtime package the project's copy was
     copied from, byte for byte. No second interpreter to start, no runtime to import again."""
-    from cleaner_runtime.run import main
+    from cleaner_runtime.run import load_module, main
 
-    spec = importlib.util.spec_from_file_location("cleaner_hooks", project / "cleaner_hooks.py")
-    assert spec is not None and spec.loader is not None
-    hooks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hooks)
+    hooks = load_module(project / "cleaner_hooks.py", "cleaner_hooks")
+    adapter = load_module(project / "clean_to_trajectory_jsonl.py", "clean_to_trajectory_jsonl")
     argv = ["--input", str(input_dir), "--output", str(output_dir),
             "--schema", str(project / "cleaner_runtime" / "trajectory-v1.schema.json"), "--jobs", "1"]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(project / ANSWERS_FILE, hooks, argv=argv, agent_prompt=project / "AGENT_PROMPT.md")
+        code = main(project / ANSWERS_FILE, hooks, argv=argv, agent_prompt=project / "AGENT_PROMPT.md", adapter=adapter)
     return subprocess.CompletedProcess(["clean_to_trajectory_jsonl.py", *argv], code, out.getvalue(), err.getvalue())
 
 
