@@ -45,7 +45,7 @@ sys.path.insert(0, str(REPO))
 from corpus import Options, write_corpus
 
 MAPPINGS = {"pi": REPO / "examples" / "answers" / "pi.yml", "flat": HERE / "flat.yml"}
-FAST_MODULES = ("orjson", "fastjsonschema", "jsonschema_rs")
+FAST_MODULES = ("orjson", "fastjsonschema", "jsonschema_rs", "hyperscan")
 
 # The floor: read, json.loads, build a small dict, json.dumps compact, write; one output per input.
 FLOOR = r"""

@@ -2,7 +2,8 @@
 
     python benchmarks/bench_redaction_fast.py [--repeat 5] [--json]
 
-Times, in one run and interleaved (pure, native, pure, native, ...; best of ``--repeat``), on the
+Times, in one run and interleaved (pure, native, pure, native, ...; best of ``--repeat``, in CPU
+seconds of this process, so other work on the machine inflates both paths less), on the
 realistic trace text of ``bench_redaction.py`` (2 MB of tool results, logs, shell sessions and
 JSON tool calls; without and with corpus secrets; per message and as one string) and on short
 prose strings with and without keyword anchors ("the session ... the token budget"):
@@ -58,11 +59,12 @@ def datasets() -> dict[str, list[str]]:
 
 
 def _timed(fn: Callable[[str], object], data: list[str], native: bool) -> float:
+    """CPU seconds of one pass: on a shared machine, time spent waiting for a core is not counted."""
     engine.NATIVE_ANCHORS = native
-    t = time.perf_counter()
+    t = time.process_time()
     for s in data:
         fn(s)
-    return time.perf_counter() - t
+    return time.process_time() - t
 
 
 def best_pair(fn: Callable[[str], object], data: list[str], repeat: int, native_too: bool) -> tuple[float, float]:
