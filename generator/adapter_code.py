@@ -405,3 +405,29 @@ class AdapterCodeExtension(Extension):
         environment.filters["adapter_code"] = adapter_code
         environment.filters["fit"] = fit
         environment.filters["condition"] = condition
+
+
+def script_source(mapping: dict) -> str:
+    """``clean_to_trajectory_jsonl.py`` as the template renders it for this mapping, without the
+    rest of the project: for tests that compare the generated code with ``Kind`` on many mappings
+    (``new`` renders it through copier, with these same extensions and options)."""
+    import jinja2
+
+    from generator.jinja_ext import PyLiteralExtension
+    from generator.paths import template_dir
+
+    folder = template_dir() / "project"
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)), undefined=jinja2.StrictUndefined,
+                             keep_trailing_newline=True, extensions=[PyLiteralExtension, AdapterCodeExtension])
+    return env.get_template("clean_to_trajectory_jsonl.py.jinja").render(
+        kinds=mapping.get("kinds") or [], timestamps=mapping.get("timestamps") or {})
+
+
+def load_source(source: str, name: str = "clean_to_trajectory_jsonl") -> Any:
+    """The module a generated script's source defines (its ``__main__`` block not run)."""
+    import types
+
+    module = types.ModuleType(name)
+    module.__file__ = f"{name}.py"
+    exec(compile(source, f"<{name}>", "exec"), module.__dict__)  # noqa: S102 - code this module generated
+    return module
