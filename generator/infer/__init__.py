@@ -6,6 +6,14 @@ calls and results in lists anywhere in a record, ``links`` tells real call/resul
 values that merely repeat, ``losses`` finds what a mapping would drop.
 """
 
-from generator.infer.core import CONFIDENT, Decision, Inference, Inferrer, infer, infer_profile
-
 __all__ = ["CONFIDENT", "Decision", "Inference", "Inferrer", "infer", "infer_profile"]
+
+
+def __getattr__(name: str):
+    """The names of ``core``, imported on first use: ``new --answers`` imports ``losses`` (through
+    this package) to check a render, and importing the planner it never runs added 3% to it."""
+    if name in __all__:
+        from generator.infer import core
+
+        return getattr(core, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

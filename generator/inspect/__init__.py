@@ -27,23 +27,35 @@ The modules, each importing only those above it:
 - ``profile``: the ``Profile`` (its ``to_dict()`` is the --json report) and ``profile_paths``
 - ``report``: the printed report
 
-This package re-exports the names the rest of the generator imports from it.
+This package re-exports the names the rest of the generator imports from it, each module imported
+when one of its names is first asked for.
 """
 
 from __future__ import annotations
 
-from generator.inspect.documents import DEFINITIONS_ONLY
-from generator.inspect.fieldpaths import LIST, dotted, get, mapping_path, values_at
-from generator.inspect.fields import profile_fields
-from generator.inspect.kinds import Kind
-from generator.inspect.meta import find_meta
-from generator.inspect.profile import MAX_BYTES, Profile, profile_paths, sample_records
-from generator.inspect.report import report_text
-from generator.inspect.sessions import session_key
-from generator.inspect.timeformats import time_formats
-from generator.inspect.times import time_name_rank
-from generator.inspect.values import human_size
-from generator.inspect.vocab import name_roles, strong_roles, words
+_WHERE = {  # each re-exported name and the module that defines it
+    "DEFINITIONS_ONLY": "documents",
+    "LIST": "fieldpaths",
+    "dotted": "fieldpaths",
+    "get": "fieldpaths",
+    "mapping_path": "fieldpaths",
+    "values_at": "fieldpaths",
+    "profile_fields": "fields",
+    "Kind": "kinds",
+    "find_meta": "meta",
+    "MAX_BYTES": "profile",
+    "Profile": "profile",
+    "profile_paths": "profile",
+    "sample_records": "profile",
+    "report_text": "report",
+    "session_key": "sessions",
+    "time_formats": "timeformats",
+    "time_name_rank": "times",
+    "human_size": "values",
+    "name_roles": "vocab",
+    "strong_roles": "vocab",
+    "words": "vocab",
+}
 
 __all__ = [
     "DEFINITIONS_ONLY",
@@ -68,3 +80,14 @@ __all__ = [
     "values_at",
     "words",
 ]
+
+
+def __getattr__(name: str):
+    """A re-exported name, its module imported on first use: what imports one helper (the loss check
+    of `new --answers` needs ``get`` and ``words``) does not pay for reading, profiling and the report."""
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f"{__name__}.{module}"), name)

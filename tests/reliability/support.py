@@ -196,7 +196,7 @@ def _cli_in_worker(work: str, argv: list[str]) -> tuple[int, str, str]:
 
 def _import_generator() -> None:
     import generator.cli
-    import generator.infer
+    import generator.infer.core  # the package imports its planner on first use; the workers want it loaded
     import generator.inspect_cmd
     import generator.new_cmd
     import generator.render  # noqa: F401
