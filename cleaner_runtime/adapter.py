@@ -119,8 +119,8 @@ def check_adapter(adapter: Any, mapping: dict, answers: str = ".copier-answers.y
             return f"the cleaner script defines no {name}; regenerate it with `trajectory-cleaner update .`"
     if adapter.MAPPING_DIGEST != mapping_digest(mapping):
         return (f"the kinds or timestamp fields in {answers} changed since clean_to_trajectory_jsonl.py was "
-                "generated from them; run `trajectory-cleaner update .` to regenerate it (hand edits to the "
-                "script are kept and reported)")
+                "generated from them; run `trajectory-cleaner update .` to regenerate it (a script edited by "
+                "hand is kept: update then writes the new code beside it, as clean_to_trajectory_jsonl.py.new)")
     return None
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -174,6 +175,26 @@ def apply_plan(project: Path, fresh: Path, plan: Plan, force: bool) -> list[str]
     write_manifest(fresh)
     _write(project / MANIFEST, (fresh / MANIFEST).read_bytes())
     return [] if force else list(plan.edited)
+
+
+SCRIPT = "clean_to_trajectory_jsonl.py"
+_DIGEST = re.compile(r'^MAPPING_DIGEST = "([0-9a-f]+)"', re.MULTILINE)
+
+
+def stale_script(project: Path, fresh: Path, kept: list[str]) -> str | None:
+    """When the hand-edited script kept by ``apply_plan`` was generated from other kinds than the
+    answers now hold, the cleaner refuses to run (``MAPPING_DIGEST``): the new code is written
+    beside it as ``.new`` for the user to carry the edit into, and the message says so."""
+    if SCRIPT not in kept:
+        return None
+    ours, theirs = (_DIGEST.search(path.read_text(encoding="utf-8")) for path in (project / SCRIPT, fresh / SCRIPT))
+    if ours is not None and theirs is not None and ours.group(1) == theirs.group(1):
+        return None
+    _write(project / (SCRIPT + ".new"), (fresh / SCRIPT).read_bytes())
+    return (f"{SCRIPT} was edited by hand and was generated from other kinds (or timestamp fields) than "
+            f"{ANSWERS_FILE} now holds: it is kept, and the cleaner refuses to run until it matches them. The code "
+            f"generated from the answers is in {SCRIPT}.new: carry your edit into it and move it over {SCRIPT}, or "
+            f"rerun with --force (keeps {SCRIPT}.orig)")
 
 
 @dataclass

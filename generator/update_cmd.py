@@ -12,6 +12,7 @@ from generator import TEMPLATE_VERSION
 from generator.answers import AnswersError
 from generator.render import RenderError
 from generator.update import (
+    OutputChange,
     UpdateError,
     accept_outputs,
     apply_plan,
@@ -19,6 +20,7 @@ from generator.update import (
     load_project_mapping,
     plan_update,
     render_fresh,
+    stale_script,
     stored_prompt_context,
 )
 
@@ -64,9 +66,14 @@ def run(args: argparse.Namespace) -> int:
             if args.check or args.diff:
                 return _report_only(args, plan)
             kept = apply_plan(project, fresh, plan, args.force)
+            stale = stale_script(project, fresh, kept)
     except (AnswersError, UpdateError, RenderError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if stale:
+        _print_report(args, plan, kept, OutputChange([], [], "not run"), False)
+        print(f"error: {stale}", file=sys.stderr)
+        return 1
     change = compare_outputs(project)
     accepted = bool(change.changed) and args.accept_output and accept_outputs(project)
     report = {

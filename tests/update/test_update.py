@@ -173,3 +173,52 @@ def test_the_cleaner_runs_with_the_answers_file_and_update_rewrites_yaml_edits_a
 def test_not_a_project_is_a_usage_error(tmp_path: Path):
     result = cli("update", str(tmp_path))
     assert result.returncode == 2 and "not a rendered cleaner" in result.stderr
+
+
+def _answers(project: Path) -> dict:
+    text = (project / ".copier-answers.yml").read_text(encoding="utf-8")
+    return json.loads("\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")))
+
+
+def test_a_hand_edited_script_is_kept_and_runs_while_its_kinds_stand(project: Path, tmp_path):
+    """The script is the format's adapter: an edit to a kind's function is kept by update, reported,
+    and is what the cleaner runs."""
+    script = project / "clean_to_trajectory_jsonl.py"
+    text = script.read_text(encoding="utf-8")
+    assert 'out.text("user", content(record, "body"), at)' in text
+    script.write_text(text.replace('out.text("user", content(record, "body"), at)',
+                                   'out.text("user", "[customer] " + content(record, "body"), at)'), encoding="utf-8")
+    data = _answers(project)
+    data["tools"]["error_prefix"] = "Lookup failed: "  # not a kind: the generated code stands
+    (project / ".copier-answers.yml").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    result = cli("update", str(project), "--accept-output")
+    assert result.returncode == 1, result.stdout + result.stderr  # an edited file kept is reported
+    assert "clean_to_trajectory_jsonl.py was edited by hand" in result.stderr
+    assert "[customer] " in script.read_text(encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script), "--input", str(project / "tests" / "samples"), "--output",
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    users = [r for p in (tmp_path / "out").rglob("*.jsonl") for r in map(json.loads, p.read_text().splitlines())
+             if r["role"] == "user"]
+    assert users and all(r["content"].startswith("[customer] ") for r in users)
+
+
+def test_kinds_changed_under_a_hand_edited_script_get_the_new_code_beside_it(project: Path, tmp_path):
+    script = project / "clean_to_trajectory_jsonl.py"
+    script.write_text(script.read_text(encoding="utf-8").replace("def kind_of(", "# my note\ndef kind_of(", 1),
+                      encoding="utf-8")
+    data = _answers(project)
+    data["kinds"][0]["name"] += " (renamed)"
+    (project / ".copier-answers.yml").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    result = cli("update", str(project))
+    assert result.returncode == 1
+    assert "clean_to_trajectory_jsonl.py.new: carry your edit into it" in result.stderr
+    assert "# my note" in script.read_text(encoding="utf-8")
+    new = project / "clean_to_trajectory_jsonl.py.new"
+    assert "(renamed)" in new.read_text(encoding="utf-8")
+    refused = subprocess.run([sys.executable, str(script), "--input", str(project / "tests" / "samples"), "--output",
+                              str(tmp_path / "out")], capture_output=True, text=True, timeout=300, check=False)
+    assert refused.returncode == 2 and "clean_to_trajectory_jsonl.py.new" in refused.stderr
+    new.replace(script)  # the user takes the new code
+    result = cli("update", str(project))
+    assert result.returncode == 0, result.stdout + result.stderr
