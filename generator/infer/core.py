@@ -447,11 +447,14 @@ class Inferrer:
         if objects:
             paths = Counter(f.records_path for f in objects)
             best, _ = paths.most_common(1)[0]
-            choices = {c for f in objects for c in f.records_path_choices}
+            # the lists offered, most files first, then in the order the files rank them (longest first);
+            # never a set's order, which would follow the hash seed
+            offered = Counter(c for f in objects for c in dict.fromkeys(f.records_path_choices))
+            choices = [c for c, _ in offered.most_common()]
             auto_ok = len(best) == 1 and all(len(f.records_path_choices) == 1 for f in objects)
             value = None if auto_ok else mapping_path(best)
             definitions = DEFINITIONS_ONLY in choices
-            choices.discard(DEFINITIONS_ONLY)
+            choices = [c for c in choices if c != DEFINITIONS_ONLY]
             if auto_ok:
                 conf, evidence = 0.95, f"each JSON object holds one record list (`{dotted(best)}`), found automatically"
             elif len(paths) == 1 and len(choices) == 1:
