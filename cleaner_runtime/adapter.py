@@ -19,14 +19,26 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .convert import Entry, Join, OkSpec, SessionBuilder, compile_content, compile_ok, first_content, holds, read_ok
+from .convert import (
+    Converter,
+    Entry,
+    Join,
+    OkSpec,
+    Part,
+    SessionBuilder,
+    compile_content,
+    compile_ok,
+    first_content,
+    holds,
+    read_ok,
+)
 from .mapping import MISSING, Const, Select, compile_path, get_path, same_value, with_defaults
 
 Out = SessionBuilder
 Writer = Callable[[SessionBuilder, dict], None]
 
 __all__ = [
-    "MISSING", "Const", "Out", "Select", "check_adapter", "content", "entries", "equal_fields", "field", "first", "holds",
+    "MISSING", "Const", "Converter", "Out", "Part", "Select", "check_adapter", "content", "entries", "equal_fields", "field", "first", "holds",
     "joined",
     "kind", "mapping_digest", "outcome", "present", "read_ok", "same",
 ]
@@ -103,11 +115,12 @@ def entries(specs: list[dict]) -> list[Entry]:
 
 
 def mapping_digest(mapping: dict) -> str:
-    """A fingerprint of what generated code is made from: the rules of ``kinds`` and the default
-    timestamp fields."""
-    full = with_defaults({key: mapping[key] for key in ("kinds", "timestamps") if key in mapping})
-    text = json.dumps([full.get("kinds"), full["timestamps"]["fields"]], sort_keys=True, ensure_ascii=True,
-                      separators=(",", ":"))
+    """A fingerprint of what generated code is made from: the rules of ``kinds``, the default
+    timestamp fields and the block types."""
+    full = with_defaults({key: mapping[key] for key in ("kinds", "timestamps", "blocks") if key in mapping})
+    blocks = full["blocks"]
+    text = json.dumps([full.get("kinds"), full["timestamps"]["fields"], blocks["types"], blocks["by_key"]],
+                      sort_keys=True, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
@@ -118,8 +131,8 @@ def check_adapter(adapter: Any, mapping: dict, answers: str = ".copier-answers.y
         if not hasattr(adapter, name):
             return f"the cleaner script defines no {name}; regenerate it with `trajectory-cleaner update .`"
     if adapter.MAPPING_DIGEST != mapping_digest(mapping):
-        return (f"the kinds or timestamp fields in {answers} changed since clean_to_trajectory_jsonl.py was "
-                "generated from them; run `trajectory-cleaner update .` to regenerate it (a script edited by "
+        return (f"the kinds, block types or timestamp fields in {answers} changed since clean_to_trajectory_jsonl.py "
+                "was generated from them; run `trajectory-cleaner update .` to regenerate it (a script edited by "
                 "hand is kept: update then writes the new code beside it, as clean_to_trajectory_jsonl.py.new)")
     return None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -363,6 +364,44 @@ class Block:
             ok=compile_ok(spec.get("ok")),
         )
 
+    def __call__(self, c: Converter, item: Any) -> Part:
+        """What a block of this type says, read from it. A rendered cleaner runs its generated code
+        instead (one function per block type, the same reads spelled out); this is their meaning."""
+        kind = self.kind
+        if kind in ("text", "reasoning"):
+            return Part(kind, c.read(item, self.field))
+        if kind == "placeholder":
+            return Part(kind, self.text)
+        if kind == "tool_call":
+            return Part(kind, call_id=first_present(item, self.call_id), tool=first_present(item, self.tool_name),
+                        args=first_present(item, self.args), args_key=self.args_key)
+        if kind == "tool_exchange":
+            return Part(kind, c.read(item, self.field), call_id=first_present(item, self.call_id),
+                        tool=first_present(item, self.tool_name), args=first_present(item, self.args),
+                        args_key=self.args_key, ok=read_ok(item, self.ok))
+        if kind == "tool_result":
+            return Part(kind, c.read(item, self.field), link=first_present(item, self.result_link),
+                        tool=first_present(item, self.tool_name), ok=read_ok(item, self.ok))
+        return Part(kind)  # skip
+
+
+class Part(NamedTuple):
+    """What one content block says: ``kind`` (text, reasoning, placeholder, tool_call,
+    tool_exchange, tool_result or skip) and the raw values read from it (MISSING where absent).
+    ``value`` is the text (a placeholder's fixed text, an exchange's output, a result's content)."""
+
+    kind: str
+    value: Any = MISSING
+    call_id: Any = MISSING
+    tool: Any = MISSING
+    args: Any = MISSING
+    args_key: str = "_raw"
+    link: Any = MISSING
+    ok: bool | None = None
+
+
+BlockReader = Callable[["Converter", Any], Part]
+
 
 @dataclass
 class Entry:
@@ -382,12 +421,11 @@ class Entry:
 
 
 class Step(NamedTuple):
-    """One block to write: its type name, compiled entry, the object its paths read, the role of
-    its text, its time and (tool_exchange) its result's time."""
+    """One block to write: its type name, what it says (None for a type the mapping has no rule
+    for), the role of its text, its time and (tool_exchange) its result's time."""
 
     name: str
-    block: Block | None
-    item: Any
+    part: Part | None
     role: str
     ts: str | None
     result_ts: str | None
@@ -502,9 +540,15 @@ class Converter:
         self.kinds = [Kind.compile(i, spec) for i, spec in enumerate(mapping["kinds"])]
         blocks = mapping["blocks"]
         self.block_type = compile_path(blocks["type_field"])
-        self.blocks = {name: Block.compile(spec) for name, spec in (blocks.get("types") or {}).items()}
+        # what each block type says: the generated code's function per type, else the compiled rule
+        self.blocks: dict[str, BlockReader] = {name: Block.compile(spec)
+                                               for name, spec in (blocks.get("types") or {}).items()}
         # blocks without the type field are typed by the first of these keys they hold
-        self.by_key = [(key, Block.compile(spec)) for key, spec in (blocks.get("by_key") or {}).items()]
+        self.by_key: list[tuple[str, BlockReader]] = [(key, Block.compile(spec))
+                                                      for key, spec in (blocks.get("by_key") or {}).items()]
+        if adapter is not None and hasattr(adapter, "BLOCK_TYPES"):
+            self.blocks = dict(adapter.BLOCK_TYPES)
+            self.by_key = list(adapter.BLOCK_KEYS.items())
         self.unknown_blocks = blocks.get("unknown", "fail")
         ts = mapping["timestamps"]
         self.ts_fields = compile_paths(ts["fields"])
@@ -602,7 +646,7 @@ class Converter:
                                                    or self._held_key(item) is not None) for item in value)
         return all(isinstance(item, dict) and get_path(item, self.block_type) is not MISSING for item in value)
 
-    def _held_key(self, item: dict) -> tuple[str, Block] | None:
+    def _held_key(self, item: dict) -> tuple[str, BlockReader] | None:
         """The first ``blocks.by_key`` entry whose key the block holds (present, not null/false/empty)."""
         for key, block in self.by_key:
             held = item.get(key)
@@ -610,8 +654,13 @@ class Converter:
                 return key, block
         return None
 
-    def block_of(self, item: dict) -> tuple[str, Block | None]:
-        """A block's type name and its compiled entry: by the type field, else by the key it holds."""
+    def part_of(self, item: dict) -> tuple[str, Part | None]:
+        """A block's type name and what it says (None for a type without a rule)."""
+        name, reader = self.block_of(item)
+        return name, (reader(self, item) if reader is not None else None)
+
+    def block_of(self, item: dict) -> tuple[str, BlockReader | None]:
+        """A block's type name and its reader: by the type field, else by the key it holds."""
         value = get_path(item, self.block_type)
         if value is MISSING:
             held = self._held_key(item) if self.by_key else None
@@ -620,6 +669,10 @@ class Converter:
             return "(no type field; keys " + ", ".join(sorted(map(str, item)))[:80] + ")", None
         name = _block_name(value)
         return name, self.blocks.get(name)
+
+    def compose(self, record: Any, join: Join) -> Any:
+        """The text a ``join`` composes from several fields (MISSING when none holds any)."""
+        return join.read(record, self.to_text)
 
     def read(self, record: Any, spec: tuple | Join) -> Any:
         """The raw value of a content spec: the first path present, or the composed text of a join."""
@@ -636,15 +689,15 @@ class Converter:
         if self.is_block_list(value):
             parts = []
             for item in value:
-                block = self.block_of(item)[1]
-                if block is None:
+                part = self.part_of(item)[1]
+                if part is None:
                     parts.append(compact(item))
-                elif block.kind in ("text", "reasoning", "tool_result", "tool_exchange"):
-                    text = self.to_text(self.read(item, block.field))
+                elif part.kind in ("text", "reasoning", "tool_result", "tool_exchange"):
+                    text = self.to_text(part.value)
                     if text:
                         parts.append(text)
-                elif block.kind == "placeholder":
-                    parts.append(block.text)
+                elif part.kind == "placeholder":
+                    parts.append(part.value)
             return "\n".join(parts)
         if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
             return "\n".join(value)
@@ -1013,7 +1066,7 @@ class SessionBuilder:
 
     def compose(self, record: Any, join: Join) -> Any:
         """The text a ``join`` composes from several fields of the record (MISSING when none holds any)."""
-        return join.read(record, self.c.to_text)
+        return self.c.compose(record, join)
 
     def text(self, role: str, value: Any, at: str | None) -> None:
         """A record of ``role`` holding the content: text as it is, a content-block list block by
@@ -1069,19 +1122,19 @@ class SessionBuilder:
                     if block.kind in ("text", "reasoning", "placeholder") and not holds(value):
                         continue
                     if block.kind == "text" and c.is_block_list(value):
-                        steps.extend(Step(*c.block_of(sub), sub, text_role, at, result_at) for sub in value)
+                        steps.extend(Step(*c.part_of(sub), text_role, at, result_at) for sub in value)
                         continue
                 if block.kind in ("tool_call", "tool_exchange") and not holds(first_present(item, block.tool_name)):
                     continue
                 if block.kind == "tool_result" and not holds(c.read(item, block.field)) \
                         and not holds(first_present(item, block.result_link)):
                     continue
-                steps.append(Step(block.kind, block, item, text_role, at, result_at))
+                steps.append(Step(block.kind, block(c, item), text_role, at, result_at))
         return steps
 
     def _blocks(self, role: str, blocks: list, ts: str | None, where: Where) -> None:
-        block_of = self.c.block_of
-        self._steps([Step(*block_of(item), item, role, ts, ts) for item in blocks], where)
+        part_of = self.c.part_of
+        self._steps([Step(*part_of(item), role, ts, ts) for item in blocks], where)
 
     def _steps(self, steps: list[Step], where: Where) -> None:
         """Write blocks in order: consecutive texts of one role and time join into one record,
@@ -1106,38 +1159,35 @@ class SessionBuilder:
                         self._emit_result(None, content, ok, result_ts, where, exact=ids[index])
                 outputs.clear()
 
-        for name, block, item, role, ts, result_ts in steps:
-            if block is None:
+        for name, part, role, ts, result_ts in steps:
+            if part is None:
                 self._unknown(c.unknown_blocks, where, f"unknown block type {name!r}",
                               f"unknown content block type {name!r}; add it to blocks.types in the "
                               "mapping, or set blocks.unknown: skip")
                 continue
-            if block.kind == "skip":
+            kind = part.kind
+            if kind == "skip":
                 self.stats.skip(f"block type {name!r} (skipped by the mapping)", where)
-            elif block.kind in ("text", "placeholder"):
+            elif kind in ("text", "placeholder"):
                 if calls or (texts and text_at != (role, ts)):
                     flush()
-                text = block.text if block.kind == "placeholder" else c.to_text(c.read(item, block.field))
+                text = part.value if kind == "placeholder" else c.to_text(part.value)
                 if text:
                     texts.append(text)
                     text_at = (role, ts)
-            elif block.kind == "reasoning":
+            elif kind == "reasoning":
                 flush()
-                self._emit_text("reasoning", c.to_text(c.read(item, block.field)), ts, where)
-            elif block.kind in ("tool_call", "tool_exchange"):
+                self._emit_text("reasoning", c.to_text(part.value), ts, where)
+            elif kind in ("tool_call", "tool_exchange"):
                 if texts or (calls and calls_at[0] != ts):
                     flush()
-                args = normalise_args(first_present(item, block.args), block.args_key)
-                calls.append((first_present(item, block.call_id), first_present(item, block.tool_name), args))
+                calls.append((part.call_id, part.tool, normalise_args(part.args, part.args_key)))
                 calls_at[0] = ts
-                if block.kind == "tool_exchange":  # the output follows once the calls beside it are written
-                    outputs.append((len(calls) - 1, c.to_text(c.read(item, block.field)), read_ok(item, block.ok),
-                                    result_ts))
-            elif block.kind == "tool_result":
+                if kind == "tool_exchange":  # the output follows once the calls beside it are written
+                    outputs.append((len(calls) - 1, c.to_text(part.value), part.ok, result_ts))
+            elif kind == "tool_result":
                 flush()
-                content = c.to_text(c.read(item, block.field))
-                self._emit_result(first_present(item, block.result_link), content, read_ok(item, block.ok), ts, where,
-                                  name=first_present(item, block.tool_name))
+                self._emit_result(part.link, c.to_text(part.value), part.ok, ts, where, name=part.tool)
         flush()
 
     # -- output --------------------------------------------------------------------------------

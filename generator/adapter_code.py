@@ -25,7 +25,7 @@ from typing import Any
 from jinja2.ext import Extension
 
 from cleaner_runtime.adapter import mapping_digest
-from cleaner_runtime.convert import TEXT_ROLES, Kind
+from cleaner_runtime.convert import TEXT_ROLES, Block, Kind
 from cleaner_runtime.mapping import Const, Select, compile_path, compile_paths, path_notation, with_defaults
 from generator.jinja_ext import py_block as _py_block
 from generator.jinja_ext import py_literal as _py_literal
@@ -35,6 +35,7 @@ RESERVED = frozenset({
     "annotations", "sys", "Path", "main", "HERE", "MAPPING_DIGEST", "kind_of", "record", "out", "at",
     "MISSING", "Const", "Out", "Select", "Writer", "content", "entries", "field", "first", "holds", "joined", "kind",
     "outcome", "present", "read_ok", "same", "equal_fields", "call_id", "output", "cleaner_hooks",
+    "converter", "item", "Part", "Converter", "BLOCK_TYPES", "BLOCK_KEYS",
 })
 WIDTH = 96  # docstring lines
 LINE = 110  # a condition longer than this names its values in a constant
@@ -210,10 +211,22 @@ class KindCode:
 
 
 @dataclass
+class BlockCode:
+    """One block type (``blocks.types``) or block key (``blocks.by_key``) as the template writes it."""
+
+    name: str  # the type name or key, as a literal
+    func: str
+    doc: str
+    part: str  # the expression of the Part the function returns
+
+
+@dataclass
 class AdapterCode:
     digest: str  # as a literal
     reads: list[Read]
     kinds: list[KindCode]
+    types: list[BlockCode]
+    keys: list[BlockCode]
     constants: list[tuple[str, str]]  # (name, expression), written before the functions
     imports: str
 
@@ -233,8 +246,57 @@ class _Builder:
         funcs = [identifier(kind.name, self.taken, f"kind_{i}") for i, kind in enumerate(compiled)]
         kinds = [self._kind(i, spec, kind, func)
                  for i, (spec, kind, func) in enumerate(zip(self.specs, compiled, funcs, strict=True))]
-        return AdapterCode(py_literal(mapping_digest(mapping)), list(self.reads.values()), kinds, self.constants,
-                           self._imports())
+        blocks = mapping.get("blocks") or {}
+        types = [self._block(name, spec) for name, spec in (blocks.get("types") or {}).items()]
+        keys = [self._block(key, spec, by_key=True) for key, spec in (blocks.get("by_key") or {}).items()]
+        if types or keys:
+            self.used.update(("Converter", "Part"))
+        return AdapterCode(py_literal(mapping_digest(mapping)), list(self.reads.values()), kinds, types, keys,
+                           self.constants, self._imports())
+
+    def _block(self, name: str, spec: dict, by_key: bool = False) -> BlockCode:
+        """A block type's function: the Part a block of that type says, read from it."""
+        block = Block.compile(spec)
+        func = identifier(f"{name} block", self.taken, f"block_{len(self.taken)}")
+        kind, said = block.kind, f"a block holding {name!r}" if by_key else f"a block of type {name!r}"
+        value = ""
+        if kind in ("text", "reasoning", "tool_exchange", "tool_result"):
+            raw = spec.get("field") or spec.get("content")
+            if isinstance(raw, dict) and "join" in raw:
+                value = f"converter.compose(item, {self._constant(func.upper() + '_CONTENT', 'joined({})', raw, 'joined')})"
+            else:
+                value = self.reading("first", block.field, "item")
+        args = [py_literal(kind)]
+        if kind == "placeholder":
+            args.append(py_literal(block.text))
+            doc = f"Placeholder: {said} stands for content the output does not carry."
+        elif kind in ("text", "reasoning"):
+            args.append(value)
+            doc = f"{kind.capitalize()}: {said}, its text in {shown(block.field)}."
+        elif kind in ("tool_call", "tool_exchange"):
+            if kind == "tool_exchange":
+                args.append(value)
+            for key, paths in (("call_id", block.call_id), ("tool", block.tool_name), ("args", block.args)):
+                if paths:
+                    args.append(f"{key}={self.reading('first', paths, 'item')}")
+            if block.args_key != "_raw":
+                args.append(f"args_key={py_literal(block.args_key)}")
+            doc = (f"A tool call: {said}, the tool in {shown(block.tool_name)}, its arguments in {shown(block.args)}"
+                   + (f", its output in {shown(block.field)}." if kind == "tool_exchange" else "."))
+        elif kind == "tool_result":
+            args.append(value)
+            for key, paths in (("link", block.result_link), ("tool", block.tool_name)):
+                if paths:
+                    args.append(f"{key}={self.reading('first', paths, 'item')}")
+            doc = (f"A tool result: {said}, its text in {shown(block.field)}, linked to its call by "
+                   f"{shown(block.result_link) if block.result_link else 'tool name or order'}.")
+        else:
+            doc = f"Skipped by the mapping: {said} is counted in the summary, nothing written."
+        if kind in ("tool_exchange", "tool_result") and spec.get("ok") is not None:
+            const = self._constant(func.upper() + "_OK", "outcome({})", spec["ok"], "outcome")
+            self.used.add("read_ok")
+            args.append(f"ok=read_ok(item, {const})")
+        return BlockCode(py_literal(name), func, docstring(doc), f"Part({', '.join(args)})")
 
     def _imports(self) -> str:
         """The names taken from ``cleaner_runtime.adapter``, in isort's order (constants, classes,
@@ -265,11 +327,11 @@ class _Builder:
             return py_literal(notation)
         return "(" + ", ".join(self.key(key) for key in path) + ("," if len(path) == 1 else "") + ")"
 
-    def reading(self, function: str, paths: tuple) -> str:
+    def reading(self, function: str, paths: tuple, subject: str = "record") -> str:
         """``first(record, "a", "b")``; ``MISSING`` when there is no path to read."""
         if not paths:
             return self._use("MISSING", "MISSING")
-        return self._use(f"{function}(record, " + ", ".join(self.path(path) for path in paths) + ")", function)
+        return self._use(f"{function}({subject}, " + ", ".join(self.path(path) for path in paths) + ")", function)
 
     def keys_call(self, path: tuple) -> str:
         return self._use("field(record, " + ", ".join(self.key(key) for key in path) + ")", "field")
@@ -391,9 +453,9 @@ class _Builder:
         return shown(kind.content) if isinstance(kind.content, tuple) else "several fields"
 
 
-def adapter_code(kinds: list, timestamps: dict | None = None) -> AdapterCode:
-    """The generated adapter's parts for the mapping's ``kinds`` and ``timestamps``."""
-    mapping = {"kinds": kinds, "timestamps": timestamps or {}}
+def adapter_code(kinds: list, timestamps: dict | None = None, blocks: dict | None = None) -> AdapterCode:
+    """The generated adapter's parts for the mapping's ``kinds``, ``timestamps`` and ``blocks``."""
+    mapping = {"kinds": kinds, "timestamps": timestamps or {}, "blocks": blocks or {}}
     return _Builder(mapping).build(mapping)
 
 
@@ -420,7 +482,7 @@ def script_source(mapping: dict) -> str:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)), undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, extensions=[PyLiteralExtension, AdapterCodeExtension])
     return env.get_template("clean_to_trajectory_jsonl.py.jinja").render(
-        kinds=mapping.get("kinds") or [], timestamps=mapping.get("timestamps") or {})
+        kinds=mapping.get("kinds") or [], timestamps=mapping.get("timestamps") or {}, blocks=mapping.get("blocks") or {})
 
 
 def load_source(source: str, name: str = "clean_to_trajectory_jsonl") -> Any:

@@ -191,7 +191,7 @@ def stale_script(project: Path, fresh: Path, kept: list[str]) -> str | None:
     if ours is not None and theirs is not None and ours.group(1) == theirs.group(1):
         return None
     _write(project / (SCRIPT + ".new"), (fresh / SCRIPT).read_bytes())
-    return (f"{SCRIPT} was edited by hand and was generated from other kinds (or timestamp fields) than "
+    return (f"{SCRIPT} was edited by hand and was generated from other kinds (block types, timestamp fields) than "
             f"{ANSWERS_FILE} now holds: it is kept, and the cleaner refuses to run until it matches them. The code "
             f"generated from the answers is in {SCRIPT}.new: carry your edit into it and move it over {SCRIPT}, or "
             f"rerun with --force (keeps {SCRIPT}.orig)")

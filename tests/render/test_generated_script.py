@@ -115,6 +115,6 @@ def test_an_answers_file_edited_without_regenerating_is_refused(project, tmp_pat
     answers.write_text(text.replace('"role": "assistant"', '"role": "system"', 1), encoding="utf-8")
     result = run(project, raw_sessions(tmp_path / "raw", 1), tmp_path / "out")
     assert result.returncode == 2
-    assert "changed since clean_to_trajectory_jsonl.py was generated" in result.stderr
+    assert "changed since clean_to_trajectory_jsonl.py was generated" in " ".join(result.stderr.split())
     assert "trajectory-cleaner update ." in result.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

@@ -30,12 +30,13 @@ BLOCKS = {"type_field": "type", "unknown": "skip", "types": {
     "res": {"as": "tool_result", "content": "text", "result_link": "id"},
     "pic": {"as": "placeholder", "text": "[image]"},
 }}
+BLOCK_NAMES = ["text", "call", "res", "pic", "odd", 'q"t', "{{b}}", "émoji"]
 
 key = st.sampled_from(KEYS)
 path = st.one_of(key, st.builds(lambda a, b: f"{a}.{b}", key, key), st.just(["a.b"]))
 paths = st.one_of(path.filter(lambda p: isinstance(p, str)), st.lists(path, min_size=1, max_size=2))
 scalar = st.one_of(st.sampled_from(MATCHED), st.text(max_size=8), st.integers(-3, 2_000_000_000))
-block = st.fixed_dictionaries({"type": st.sampled_from(["text", "call", "res", "pic", "odd"])},
+block = st.fixed_dictionaries({"type": st.sampled_from(BLOCK_NAMES)},
                               optional={"text": st.text(max_size=6), "id": st.sampled_from(["c1", "c2", 3]),
                                         "name": st.sampled_from(["ls", "", "grep"]),
                                         "args": st.one_of(st.dictionaries(key, scalar, max_size=2), st.text(max_size=8))})
@@ -71,7 +72,19 @@ kind = st.fixed_dictionaries(
               "timestamp": paths, "call_id": paths, "args": paths,
               "args_key": st.sampled_from(["input", "_raw"]), "result_link": paths, "ok": ok, "reasoning": paths,
               "result_timestamp": paths, "emit": emit, "same": st.just({"text": "content"})})
+block_field = st.one_of(st.sampled_from(["text", "id", "name", "args", "content", "text.0"]),
+                        st.lists(st.sampled_from(["text", "content", "id"]), min_size=2, max_size=2, unique=True))
+block_rule = st.fixed_dictionaries(
+    {"as": st.sampled_from(["text", "reasoning", "placeholder", "tool_call", "tool_exchange", "tool_result", "skip"])},
+    optional={"field": block_field, "text": st.sampled_from(["[image]", "'\"{{ x }}"]), "call_id": block_field,
+              "tool_name": block_field, "args": block_field, "args_key": st.sampled_from(["input", "_raw"]),
+              "result_link": block_field, "ok": ok})
+blocks = st.one_of(st.just(BLOCKS), st.fixed_dictionaries(
+    {"type_field": st.just("type"), "unknown": st.sampled_from(["skip", "fail"]),
+     "types": st.dictionaries(st.sampled_from(BLOCK_NAMES), block_rule, max_size=4)},
+    optional={"by_key": st.dictionaries(st.sampled_from(["text", "id", "tool_use"]), block_rule, max_size=2)}))
 mapping = st.fixed_dictionaries({
+    "blocks": blocks,
     "kinds": st.lists(kind, min_size=1, max_size=4),
     "unknown_kinds": st.sampled_from(["skip", "fail"]),
     "timestamps": st.fixed_dictionaries({"fields": st.sampled_from([["ts"], ["ts", "out.ts"], ["when"]])},
@@ -126,6 +139,8 @@ def aimed(data, full: dict) -> dict:
     "1" for 1), and each field the kind reads holding text, blocks, a structure or nothing much."""
     raw = data.draw(record)
     spec = data.draw(st.sampled_from(full["kinds"]))
+    names = [*full["blocks"]["types"], "odd"]  # blocks of the mapping's types, mostly
+    typed = block.flatmap(lambda b: st.sampled_from(names).map(lambda name: {**b, "type": name}))
     for where, expected in (spec.get("match") or {}).items():
         options = expected if isinstance(expected, list) else [expected]
         near = data.draw(st.sampled_from([1, True, "1", None])) if data.draw(st.integers(0, 4)) == 0 else None
@@ -135,7 +150,7 @@ def aimed(data, full: dict) -> dict:
             if not isinstance(where, (str, list)) or (isinstance(where, list) and not all(isinstance(k, str) for k in where)):
                 continue
             put(raw, where, data.draw(st.one_of(st.sampled_from(["", [], {}, None, "2026-05-16T09:00:00Z", "later", 1778922000]),
-                                                st.text(min_size=1, max_size=6), st.lists(block, min_size=1, max_size=3),
+                                                st.text(min_size=1, max_size=6), st.lists(typed, min_size=1, max_size=4),
                                                 value)))
     return raw
 
@@ -218,3 +233,31 @@ def test_several_records_from_one_raw_record_in_order():
     assert both(kinds, records) == [
         ("user", "go"), ("reasoning", "hmm"), ("assistant", "two calls"),
         ("assistant", [{"id": "a", "name": "ls", "args": "{}"}, {"id": "b", "name": "pwd", "args": "{}"}])]
+
+
+def test_block_types_read_what_their_rules_say():
+    blocks = {"type_field": "type", "unknown": "skip", "types": {
+        "text": {"as": "text", "field": ["text", "alt"]},  # the first present, even when empty
+        "think": {"as": "reasoning", "field": "thinking"},
+        "use": {"as": "tool_call", "call_id": "id", "tool_name": "name", "args": "input", "args_key": "command"},
+        "done": {"as": "tool_result", "content": "content", "result_link": "use_id", "ok": {"path": "is_error",
+                                                                                             "negate": True}},
+        "run": {"as": "tool_exchange", "call_id": "id", "tool_name": "name", "args": "input", "content": "output"},
+        "pic": {"as": "placeholder", "text": "[image]"},
+        "sig": {"as": "skip"},
+    }, "by_key": {"note": {"as": "text", "field": "note"}}}
+    kinds = [{"match": {"role": "user"}, "role": "user", "content": "content"},
+             {"match": {"role": "assistant"}, "role": "assistant", "content": "content"}]
+    records = [
+        {"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "pic"}, {"note": "keyed"},
+                                     {"type": "text", "text": "", "alt": "not read: text is present"}]},
+        {"role": "assistant", "content": [{"type": "think", "thinking": "hmm"}, {"type": "sig"},
+                                          {"type": "use", "id": "u1", "name": "sh", "input": "ls"},
+                                          {"type": "run", "id": "r1", "name": "pwd", "input": {}, "output": "/"}]},
+        {"role": "user", "content": [{"type": "done", "use_id": "u1", "content": [{"type": "text", "text": "a.txt"}],
+                                      "is_error": False}]},
+    ]
+    assert both(kinds, records, blocks=blocks) == [
+        ("user", "look\n[image]\nkeyed"), ("reasoning", "hmm"),
+        ("assistant", [{"id": "u1", "name": "sh", "args": '{"command":"ls"}'}, {"id": "r1", "name": "pwd", "args": "{}"}]),
+        ("tool", "/"), ("tool", "a.txt")]
