@@ -43,7 +43,8 @@ __all__ = [
     "kind", "mapping_digest", "outcome", "present", "read_ok", "same",
 ]
 
-_COMPILED: dict[Any, tuple] = {}
+_COMPILED: dict[Any, tuple] = {}  # a path as written -> its keys
+_COMPILED_SETS: dict[tuple, tuple] = {}  # several paths as written -> their keys, for ``content``
 
 
 def kind(name: str) -> Callable[[Writer], Writer]:
@@ -77,7 +78,11 @@ def field(record: Any, *keys: Any) -> Any:
 def first(record: Any, *paths: str | tuple) -> Any:
     """The value of the first path that holds one (not absent, not null); MISSING when none does."""
     for path in paths:
-        value = get_path(record, _path(path))
+        try:
+            compiled = _COMPILED.get(path) or _path(path)
+        except TypeError:  # a fixed value that is a structure: not remembered
+            compiled = tuple(path)
+        value = get_path(record, compiled)
         if value is not MISSING and value is not None:
             return value
     return MISSING
@@ -86,7 +91,13 @@ def first(record: Any, *paths: str | tuple) -> Any:
 def content(record: Any, *paths: str | tuple) -> Any:
     """Like ``first``, but an empty string, list or object gives way to a later path that holds
     something (a message's ``content: ""`` beside the ``tool_calls`` that matter)."""
-    return first_content(record, tuple(_path(path) for path in paths))
+    try:
+        compiled = _COMPILED_SETS.get(paths)
+        if compiled is None:
+            compiled = _COMPILED_SETS[paths] = tuple(_path(path) for path in paths)
+    except TypeError:
+        compiled = tuple(_path(path) for path in paths)
+    return first_content(record, compiled)
 
 
 def present(value: Any) -> bool:

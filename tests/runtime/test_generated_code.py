@@ -261,3 +261,16 @@ def test_block_types_read_what_their_rules_say():
         ("user", "look\n[image]\nkeyed"), ("reasoning", "hmm"),
         ("assistant", [{"id": "u1", "name": "sh", "args": '{"command":"ls"}'}, {"id": "r1", "name": "pwd", "args": "{}"}]),
         ("tool", "/"), ("tool", "a.txt")]
+
+
+def test_a_path_of_keys_is_not_a_list_of_paths():
+    """``first(r, ("a", "b"))`` reads r["a"]["b"]; ``content(r, "a", "b")`` reads r["a"], else r["b"]
+    (both remembered compiled: one cache must not answer for the other)."""
+    from cleaner_runtime.adapter import content, first
+
+    record = {"a": {"b": 1}, "b": 2, "a.b": 3}
+    assert first(record, ("a", "b")) == 1
+    assert content(record, "a", "b") == {"b": 1}
+    assert first(record, ("a.b",)) == 3 and first(record, "a.b") == 1
+    assert content(record, ("a", "b")) == 1
+    assert content(record, "x", "b") == 2
