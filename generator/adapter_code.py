@@ -99,7 +99,7 @@ def identifier(text: str, taken: set[str], fallback: str) -> str:
     for word in words:  # whole words, up to about 32 characters
         if name and len(name) + 1 + len(word) > 32:
             break
-        name = f"{name}_{word}" if name else word
+        name = f"{name}_{word}" if name else word[:32]
     if not name or name[0].isdigit():
         name = fallback
     if keyword.iskeyword(name) or hasattr(builtins, name) or name in RESERVED:

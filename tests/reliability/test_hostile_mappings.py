@@ -171,19 +171,24 @@ def test_samples_are_data_never_code(tmp_path, answers_dir):
 
 
 def test_keywords_and_builtins_stay_data(tmp_path):
-    """Names that would shadow or break Python if they became identifiers are only ever data: the
-    script is the same bytes whatever the mapping says, and the answers file it reads holds the values."""
+    """Names that would shadow or break Python if they became identifiers stay data: in the generated
+    script they are literals, its function names are made apart from every name the script uses, and
+    the answers file it reads holds the values."""
+    import sys as real_sys
+
     from cleaner_runtime.mapping import read_answers
+    from cleaner_runtime.run import main as real_main
+    from generator.adapter_code import load_source
     from generator.render import complete, render_template
 
-    def render(names: list[str], dest: Path) -> bytes:
-        kinds = [{"name": n, "match": {n: n}, "role": "user", "content": [[n]]} for n in names]
-        mapping = complete({"mapping_version": 1, "source": names[0], "kinds": kinds})
-        render_template(mapping, dest)
-        recorded = read_answers(dest / ".copier-answers.yml")
-        assert recorded["source"] == names[0] and recorded["kinds"] == mapping["kinds"]
-        return (dest / "clean_to_trajectory_jsonl.py").read_bytes()
-
-    hostile = ["class", "print", "__builtins__", "MAPPING", "sys", "None", "main", "x" * 5000]
-    plain = [f"name{i}" for i in range(len(hostile))]
-    assert render(hostile, tmp_path / "hostile") == render(plain, tmp_path / "plain")
+    hostile = ["class", "print", "__builtins__", "MAPPING", "sys", "None", "main", "kind_of", "x" * 5000]
+    kinds = [{"name": n, "match": {n: n}, "role": "user", "content": [[n]]} for n in hostile]
+    mapping = complete({"mapping_version": 1, "source": hostile[0], "kinds": kinds})
+    render_template(mapping, tmp_path / "hostile")
+    recorded = read_answers(tmp_path / "hostile" / ".copier-answers.yml")
+    assert recorded["source"] == hostile[0] and recorded["kinds"] == mapping["kinds"]
+    script = load_source((tmp_path / "hostile" / "clean_to_trajectory_jsonl.py").read_text(encoding="utf-8"))
+    assert script.sys is real_sys and script.main is real_main and callable(script.kind_of)
+    for name in hostile:
+        assert script.kind_of({name: name}).name == name
+    assert script.kind_of({"other": 1}) is None
