@@ -14,6 +14,8 @@ import json
 import os
 from typing import Any, NamedTuple
 
+from .model import defaults
+
 # The mapping's keys, in the order the answers file writes them; its other keys record the render.
 MAPPING_KEYS = (
     "mapping_version", "source", "source_profile", "input", "session", "timestamps", "meta",
@@ -21,41 +23,8 @@ MAPPING_KEYS = (
 )
 REQUIRED_KEYS = ("mapping_version", "source", "kinds")
 
-DEFAULTS: dict[str, Any] = {
-    "source_profile": "generic",
-    "input": {
-        "container": "auto",
-        "records_path": None,
-        "include": ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "*.ndjson.gz"],
-        "invalid_lines": "skip",
-        "document_key": None,
-        "children": [],
-    },
-    "session": {"by": "file", "field": None, "missing": "fail", "order_by": [], "tree": None,
-                "opening": [], "closing": []},
-    "timestamps": {
-        "fields": ["timestamp"],
-        "format": "auto",
-        "layout": None,
-        "timezone": "UTC",
-        "fallback": "none",
-        "fallback_field": None,
-        "timezone_field": [],
-    },
-    "meta": {"cwd": [], "git_branch": [], "model": []},
-    "unknown_kinds": "fail",
-    "blocks": {"type_field": "type", "types": {}, "by_key": {}, "unknown": "fail"},
-    "tools": {"error_prefix": "", "orphan_results": "skip"},
-    "sessions": {"without_user": "skip", "without_assistant": "skip"},
-    "privacy": {
-        "redact": True,
-        "personal_data": False,
-        "drop_fields": [],
-        "extra_patterns": {},
-        "allowlist": [],
-        "truncate": {"tool": 20000, "other": 50000},
-    },
-}
+# Every default of the mapping, derived from the typed model (``model``), where they are written.
+DEFAULTS: dict[str, Any] = defaults()
 
 
 class Select(NamedTuple):
