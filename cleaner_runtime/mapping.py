@@ -14,7 +14,7 @@ import json
 import os
 from typing import Any, NamedTuple
 
-from .model import defaults
+from .model import Mapping, defaults
 
 # The mapping's keys, in the order the answers file writes them; its other keys record the render.
 MAPPING_KEYS = (
@@ -247,3 +247,9 @@ def read_answers(path: str | os.PathLike) -> dict[str, Any]:
     from .mapping_check import check_mapping  # a hand-edited key fails loudly, as the generator says it
 
     return check_mapping(mapping, str(path))
+
+
+def read_mapping(path: str | os.PathLike) -> Mapping:
+    """The answers file's mapping as the typed model (``model.Mapping``): checked once, by
+    ``read_answers``, and completed with its defaults; what a cleaner runs with."""
+    return Mapping.from_checked(read_answers(path))

@@ -121,3 +121,29 @@ def test_a_loaded_mapping_loads_as_itself_and_pickles():
     assert Mapping.load(loaded) is loaded
     again = pickle.loads(pickle.dumps(loaded))
     assert again == loaded and ordered(again.to_dict()) == ordered(loaded.to_dict())
+
+
+def test_the_runtime_reads_the_model_not_dicts():
+    """The converter's set-up and the runner read typed attributes: no ``.get(key, default)`` that
+    could hold a default of its own, no ``mapping[...]`` lookup."""
+    import ast
+
+    tree = ast.parse((REPO / "cleaner_runtime" / "convert.py").read_text(encoding="utf-8"))
+    converter = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "Converter")
+    setup = next(n for n in converter.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    assert not [n for n in ast.walk(setup) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "get"]
+    run = (REPO / "cleaner_runtime" / "run.py").read_text(encoding="utf-8")
+    assert "mapping[" not in run and 'settings["' not in run and "settings.get(" not in run
+
+
+def test_the_runner_and_the_converter_take_a_model_or_a_dict():
+    from cleaner_runtime.convert import Converter, Privacy
+
+    loaded = Mapping.load(copy.deepcopy(BASE))
+    assert Converter(loaded).mapping is loaded
+    assert Converter(copy.deepcopy(BASE)).mapping == loaded
+    with pytest.raises(MappingError):
+        Converter({**BASE, "sesion": {}})
+    assert Privacy({"truncate": {"tool": 300}}).other_limit == 50000
+    assert Privacy(loaded.privacy).tool_limit == 20000
