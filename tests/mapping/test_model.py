@@ -147,3 +147,24 @@ def test_the_runner_and_the_converter_take_a_model_or_a_dict():
         Converter({**BASE, "sesion": {}})
     assert Privacy({"truncate": {"tool": 300}}).other_limit == 50000
     assert Privacy(loaded.privacy).tool_limit == 20000
+
+
+@pytest.mark.parametrize("path", MAPPINGS[:3] + MAPPINGS[-2:], ids=lambda p: p.stem if p.stem != "mapping" else p.parent.name)
+def test_the_generator_loads_through_the_model(path: Path):
+    """``complete`` (what copier and the answers file are written from) is the model's dict, the
+    ``with_defaults`` dict it always was; ``load_answers`` still gives the mapping as written."""
+    from generator.answers import load_answers, load_answers_model
+    from generator.render import complete
+
+    written = load_answers(path)
+    assert written == read(path)
+    assert ordered(complete(written)) == ordered(with_defaults(written))
+    assert load_answers_model(path) == Mapping.load(written)
+
+
+def test_the_generator_names_a_misspelt_key():
+    from generator.answers import AnswersError
+    from generator.render import complete
+
+    with pytest.raises(AnswersError, match="unknown key 'contents'; did you mean 'content'"):
+        complete({**BASE, "kinds": [{"role": "user", "contents": "x"}]})
