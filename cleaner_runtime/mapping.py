@@ -3,6 +3,8 @@
 The mapping format is documented in the generator's docs/mapping.md and checked against
 ``mapping.schema.json`` (``mapping_check``) by the generator before rendering and by
 ``read_answers`` when a cleaner starts; this module only reads, fills gaps and compiles paths.
+The defaults are the field defaults of the typed mapping (``model``); ``DEFAULTS`` is derived from
+them, and ``read_mapping`` gives a cleaner the typed mapping itself.
 The mapping lives in one place, the project's ``.copier-answers.yml``: the record of the render,
 written as JSON (which is also YAML) so that the cleaner reads it with the standard library.
 """

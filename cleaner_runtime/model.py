@@ -30,6 +30,16 @@ def _plain(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
+def _refuse_unknown(cls: type, data: dict, names: set[str]) -> None:
+    """A key no field holds is an error, never dropped (a section given without ``Mapping.load``,
+    such as the privacy settings the redaction helpers receive)."""
+    unknown = [key for key in data if key not in names]
+    if unknown:
+        from .mapping import MappingError
+
+        raise MappingError(f"{cls.__name__.lower()}: unknown key(s) {', '.join(map(repr, unknown))}")
+
+
 class Section:
     """A section merged with its defaults: every key present, in the order the fields are declared
     (the order ``with_defaults`` writes); a key given as ``None`` takes its default, as in
@@ -41,9 +51,7 @@ class Section:
     def load(cls, data: dict | None, required: dict | None = None) -> Any:
         data = data or {}
         names = {f.name for f in dc.fields(cls)}
-        unknown = [key for key in data if key not in names]
-        if unknown:  # the schema check runs first; this only guards an unchecked caller
-            raise KeyError(f"{cls.__name__}: unknown key(s) {', '.join(map(repr, unknown))}")
+        _refuse_unknown(cls, data, names)  # the schema check runs first; this guards an unchecked caller
         given = {}
         for key, value in data.items():
             if value is None:
@@ -63,9 +71,7 @@ class Written:
     @classmethod
     def load(cls, data: dict) -> Any:
         names = {f.name for f in dc.fields(cls)} - {"written"}
-        unknown = [key for key in data if key not in names]
-        if unknown:
-            raise KeyError(f"{cls.__name__}: unknown key(s) {', '.join(map(repr, unknown))}")
+        _refuse_unknown(cls, data, names)
         return cls(**{key: copy.deepcopy(value) for key, value in data.items()}, written=tuple(data))
 
     def to_dict(self) -> dict[str, Any]:
