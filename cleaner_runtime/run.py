@@ -800,7 +800,7 @@ def _run(args: argparse.Namespace, mapping: Mapping, hooks: Hooks, adapter: Modu
     if adapter is not None:
         from .adapter import check_adapter
 
-        problem = check_adapter(adapter, mapping)
+        problem = check_adapter(adapter, mapping.to_dict())  # the digest is of the mapping as written out
         if problem:
             raise UsageError(problem)
     source, output = _check_paths(args)
