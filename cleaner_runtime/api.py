@@ -36,7 +36,8 @@ from pathlib import Path
 from types import ModuleType
 
 from .hooks import Hooks, HooksError
-from .mapping import MappingError, read_answers
+from .mapping import MappingError, read_mapping
+from .model import Mapping
 from .run import Outcome, UsageError, _run, build_parser, load_module
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -58,11 +59,11 @@ class CleanResult:
 
 
 @lru_cache(maxsize=8)
-def _project(project: str) -> tuple[dict, ModuleType | None, ModuleType | None]:
+def _project(project: str) -> tuple[Mapping, ModuleType | None, ModuleType | None]:
     """The mapping, the hooks module and the script's generated code of a rendered project (read
     once per process)."""
     folder = Path(project)
-    mapping = read_answers(folder / ".copier-answers.yml")
+    mapping = read_mapping(folder / ".copier-answers.yml")
     hooks_file, script = folder / "cleaner_hooks.py", folder / "clean_to_trajectory_jsonl.py"
     module = load_module(hooks_file, "cleaner_hooks") if hooks_file.is_file() else None
     adapter = load_module(script, "clean_to_trajectory_jsonl") if script.is_file() else None

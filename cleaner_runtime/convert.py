@@ -15,11 +15,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from .mapping import DEFAULTS, MISSING, compile_path, compile_paths, dotted, get_path, same_value
+from . import model
+from .mapping import MISSING, compile_path, compile_paths, dotted, get_path, same_value
 from .readers import Where
 from .timestamps import TimestampError, from_mtime, to_iso, zone
 from .trees import depth_first, ordered
 from .writer import json_text, orjson, plain_json
+
+Mapping = model.Mapping
 
 MAX_SESSION_MB = 512  # cleaned output of one session held in memory (--max-session-mb)
 RECORD_OVERHEAD = 400  # bytes a small output record costs in memory, for --max-session-mb
@@ -434,25 +437,27 @@ class Step(NamedTuple):
 class Privacy:
     """Redaction then head+tail truncation, applied to every string that reaches output."""
 
-    def __init__(self, settings: dict):
+    def __init__(self, settings: model.Privacy | dict):
+        """``settings``: the mapping's ``privacy`` section; a dict (as the helper processes pass it)
+        is completed with the model's defaults."""
+        if not isinstance(settings, model.Privacy):
+            settings = model.Privacy.load(settings)
         self.redactor = None
-        if settings.get("redact", True):
+        if settings.redact:
             from .redaction import Redactor
 
             self.redactor = Redactor(
-                extra_patterns=settings.get("extra_patterns") or {},
-                allowlist=settings.get("allowlist") or (),
-                personal_data=bool(settings.get("personal_data", False)),
+                extra_patterns=settings.extra_patterns,
+                allowlist=settings.allowlist,
+                personal_data=bool(settings.personal_data),
             )
-        limits = settings.get("truncate") or {}
-        self.tool_limit = int(limits.get("tool", DEFAULTS["privacy"]["truncate"]["tool"]))
-        self.other_limit = int(limits.get("other", DEFAULTS["privacy"]["truncate"]["other"]))
+        self.tool_limit = int(settings.truncate.tool)
+        self.other_limit = int(settings.truncate.other)
         self.truncated = 0
         self.short: dict[str, tuple[str, tuple[str, ...]]] | None = None
         if self.redactor is not None:
             try:
-                key = (tuple((settings.get("extra_patterns") or {}).items()), tuple(settings.get("allowlist") or ()),
-                       bool(settings.get("personal_data", False)))
+                key = (tuple(settings.extra_patterns.items()), tuple(settings.allowlist), bool(settings.personal_data))
                 self.short = _SHORT_CACHES.setdefault(key, {})
             except TypeError:  # unhashable settings: no cache
                 self.short = None
@@ -531,47 +536,47 @@ class Privacy:
 class Converter:
     """The compiled mapping: classifies raw records and builds sessions."""
 
-    def __init__(self, mapping: dict, privacy: Privacy | None = None, adapter: Any = None):
-        """``adapter``: a rendered cleaner's generated code (its module: ``kind_of`` and one function
+    def __init__(self, mapping: Mapping | dict, privacy: Privacy | None = None, adapter: Any = None):
+        """``mapping``: the loaded mapping (a dict is checked and loaded: ``Mapping.load``).
+        ``adapter``: a rendered cleaner's generated code (its module: ``kind_of`` and one function
         per kind), which then classifies and writes records in place of the compiled ``kinds``."""
+        mapping = Mapping.load(mapping)
         self.mapping = mapping
         self.privacy = privacy
-        self.source = mapping["source"]
-        self.kinds = [Kind.compile(i, spec) for i, spec in enumerate(mapping["kinds"])]
-        blocks = mapping["blocks"]
-        self.block_type = compile_path(blocks["type_field"])
+        self.source = mapping.source
+        self.kinds = [Kind.compile(i, rule.to_dict()) for i, rule in enumerate(mapping.kinds)]
+        blocks = mapping.blocks
+        self.block_type = compile_path(blocks.type_field)
         # what each block type says: the generated code's function per type, else the compiled rule
-        self.blocks: dict[str, BlockReader] = {name: Block.compile(spec)
-                                               for name, spec in (blocks.get("types") or {}).items()}
+        self.blocks: dict[str, BlockReader] = {name: Block.compile(spec) for name, spec in blocks.types.items()}
         # blocks without the type field are typed by the first of these keys they hold
-        self.by_key: list[tuple[str, BlockReader]] = [(key, Block.compile(spec))
-                                                      for key, spec in (blocks.get("by_key") or {}).items()]
+        self.by_key: list[tuple[str, BlockReader]] = [(key, Block.compile(spec)) for key, spec in blocks.by_key.items()]
         if adapter is not None and hasattr(adapter, "BLOCK_TYPES"):
             self.blocks = dict(adapter.BLOCK_TYPES)
             self.by_key = list(adapter.BLOCK_KEYS.items())
-        self.unknown_blocks = blocks.get("unknown", "fail")
-        ts = mapping["timestamps"]
-        self.ts_fields = compile_paths(ts["fields"])
-        self.ts_format = ts["format"]
-        self.ts_layout = ts.get("layout")
-        self.ts_zone = zone(ts.get("timezone") or "UTC")
-        self.ts_fallback = ts.get("fallback", "none")
-        self.ts_fallback_field = compile_paths(ts.get("fallback_field"))
-        self.tz_fields = compile_paths(ts.get("timezone_field"))
-        session = mapping["session"]
-        self.order_by = compile_paths(session.get("order_by"))
-        tree = session.get("tree") or {}
-        self.tree = (compile_path(tree["id"]), compile_path(tree["parent"])) if tree else None
-        self.opening = [Entry.compile(entry) for entry in session.get("opening") or []]
-        self.closing = [Entry.compile(entry) for entry in session.get("closing") or []]
+        self.unknown_blocks = blocks.unknown
+        ts = mapping.timestamps
+        self.ts_fields = compile_paths(ts.fields)
+        self.ts_format = ts.format
+        self.ts_layout = ts.layout
+        self.ts_zone = zone(ts.timezone)
+        self.ts_fallback = ts.fallback
+        self.ts_fallback_field = compile_paths(ts.fallback_field)
+        self.tz_fields = compile_paths(ts.timezone_field)
+        session = mapping.session
+        self.order_by = compile_paths(session.order_by)
+        tree = session.tree
+        self.tree = (compile_path(tree.id), compile_path(tree.parent)) if tree else None
+        self.opening = [Entry.compile(entry) for entry in session.opening]
+        self.closing = [Entry.compile(entry) for entry in session.closing]
         # a session is read whole before it is mapped when its order, tree or zone needs every record
         self.buffered = bool(self.order_by or self.tree or self.tz_fields)
-        self.meta_paths = {key: compile_paths(mapping["meta"].get(key)) for key in ("cwd", "git_branch", "model")}
-        self.drop_fields = [compile_path(p) for p in mapping["privacy"].get("drop_fields") or []]
-        self.error_prefix = mapping["tools"].get("error_prefix", "")
-        self.orphans = mapping["tools"].get("orphan_results", "skip")
-        self.unknown_kinds = mapping.get("unknown_kinds", "fail")
-        self.sessions = mapping["sessions"]
+        self.meta_paths = {key: compile_paths(getattr(mapping.meta, key)) for key in ("cwd", "git_branch", "model")}
+        self.drop_fields = [compile_path(p) for p in mapping.privacy.drop_fields]
+        self.error_prefix = mapping.tools.error_prefix
+        self.orphans = mapping.tools.orphan_results
+        self.unknown_kinds = mapping.unknown_kinds
+        self.sessions = mapping.sessions.to_dict()  # read by policy name (``without_user``)
         self.max_session_chars = MAX_SESSION_MB * 1024 * 1024  # the runner sets --max-session-mb
         seen: list[tuple] = []
         for kind in self.kinds:

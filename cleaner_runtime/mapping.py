@@ -3,6 +3,8 @@
 The mapping format is documented in the generator's docs/mapping.md and checked against
 ``mapping.schema.json`` (``mapping_check``) by the generator before rendering and by
 ``read_answers`` when a cleaner starts; this module only reads, fills gaps and compiles paths.
+The defaults are the field defaults of the typed mapping (``model``); ``DEFAULTS`` is derived from
+them, and ``read_mapping`` gives a cleaner the typed mapping itself.
 The mapping lives in one place, the project's ``.copier-answers.yml``: the record of the render,
 written as JSON (which is also YAML) so that the cleaner reads it with the standard library.
 """
@@ -14,6 +16,8 @@ import json
 import os
 from typing import Any, NamedTuple
 
+from .model import Mapping, defaults
+
 # The mapping's keys, in the order the answers file writes them; its other keys record the render.
 MAPPING_KEYS = (
     "mapping_version", "source", "source_profile", "input", "session", "timestamps", "meta",
@@ -21,41 +25,8 @@ MAPPING_KEYS = (
 )
 REQUIRED_KEYS = ("mapping_version", "source", "kinds")
 
-DEFAULTS: dict[str, Any] = {
-    "source_profile": "generic",
-    "input": {
-        "container": "auto",
-        "records_path": None,
-        "include": ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "*.ndjson.gz"],
-        "invalid_lines": "skip",
-        "document_key": None,
-        "children": [],
-    },
-    "session": {"by": "file", "field": None, "missing": "fail", "order_by": [], "tree": None,
-                "opening": [], "closing": []},
-    "timestamps": {
-        "fields": ["timestamp"],
-        "format": "auto",
-        "layout": None,
-        "timezone": "UTC",
-        "fallback": "none",
-        "fallback_field": None,
-        "timezone_field": [],
-    },
-    "meta": {"cwd": [], "git_branch": [], "model": []},
-    "unknown_kinds": "fail",
-    "blocks": {"type_field": "type", "types": {}, "by_key": {}, "unknown": "fail"},
-    "tools": {"error_prefix": "", "orphan_results": "skip"},
-    "sessions": {"without_user": "skip", "without_assistant": "skip"},
-    "privacy": {
-        "redact": True,
-        "personal_data": False,
-        "drop_fields": [],
-        "extra_patterns": {},
-        "allowlist": [],
-        "truncate": {"tool": 20000, "other": 50000},
-    },
-}
+# Every default of the mapping, derived from the typed model (``model``), where they are written.
+DEFAULTS: dict[str, Any] = defaults()
 
 
 class Select(NamedTuple):
@@ -278,3 +249,9 @@ def read_answers(path: str | os.PathLike) -> dict[str, Any]:
     from .mapping_check import check_mapping  # a hand-edited key fails loudly, as the generator says it
 
     return check_mapping(mapping, str(path))
+
+
+def read_mapping(path: str | os.PathLike) -> Mapping:
+    """The answers file's mapping as the typed model (``model.Mapping``): checked once, by
+    ``read_answers``, and completed with its defaults; what a cleaner runs with."""
+    return Mapping.from_checked(read_answers(path))

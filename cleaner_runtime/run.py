@@ -41,7 +41,9 @@ from .convert import (
     first_present,
 )
 from .hooks import DocumentContext, Hooks, HooksError
-from .mapping import MappingError, compile_path, compile_paths, read_answers, with_defaults
+from .mapping import MappingError, compile_path, compile_paths, read_mapping
+from .model import Mapping
+from .model import Session as SessionSettings
 from .offload import Helpers, Offload
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
 from .trees import flatten_children
@@ -113,9 +115,9 @@ class Session:
 class Cleaner:
     """One run's state: the compiled mapping, the validator, the hooks and the memory limits."""
 
-    def __init__(self, mapping: dict, hooks: Hooks | None, schema_arg: str | None, quiet: bool = False,
+    def __init__(self, mapping: Mapping | dict, hooks: Hooks | None, schema_arg: str | None, quiet: bool = False,
                  limits: Limits | None = None, max_session_mb: float | None = None, adapter: ModuleType | None = None):
-        self.mapping = with_defaults(mapping)
+        self.mapping = Mapping.load(mapping)  # a dict is checked and completed here, once
         self.hooks = hooks or Hooks()
         self.adapter = adapter  # the script's generated code (kind_of, a function per kind); else the mapping's
         self.schema_arg = schema_arg
@@ -133,19 +135,18 @@ class Cleaner:
         self.validator = TrajectoryValidator(load_schema(self.schema_path))
 
     def records_of(self, item: InputFile, outcome: Outcome):
-        settings = self.mapping["input"]
-        records_path = settings.get("records_path")
-        path = compile_path(records_path) if records_path else None
-        children = compile_paths(settings.get("children"))
+        settings = self.mapping.input
+        path = compile_path(settings.records_path) if settings.records_path else None
+        children = compile_paths(settings.children)
         transform = None
         if self.hooks.document is not None:
             def transform(document: Any, container: str) -> Any:
                 ctx = DocumentContext(str(item.path), container)
                 return self.hooks.transform_document(document, ctx, outcome.skip)
-        for entry in read_records(item, settings["container"], path, self.limits, settings.get("document_key"),
+        for entry in read_records(item, settings.container, path, self.limits, settings.document_key,
                                   transform):
             if isinstance(entry, BadLine):
-                if settings["invalid_lines"] == "fail":
+                if settings.invalid_lines == "fail":
                     raise SessionFailed(f"{entry.where}: {entry.reason}; set input.invalid_lines: skip to skip such lines")
                 reason = f"invalid line: {entry.reason}"
                 outcome.skipped[reason] += 1
@@ -160,7 +161,7 @@ class Cleaner:
 
     # -- one session, in three steps, so that sessions grouped across files can be fed record by record
     def start(self, job: Job) -> Session:
-        privacy = Privacy(self.mapping["privacy"])  # per session: its redaction and truncation counts
+        privacy = Privacy(self.mapping.privacy)  # per session: its redaction and truncation counts
         if self.converter is None:  # the mapping, compiled once per run
             self.converter = Converter(self.mapping, adapter=self.adapter)
             self.converter.max_session_chars = self.max_session_chars
@@ -387,21 +388,21 @@ def _jobs_by_file(files: list[InputFile]) -> list[Job]:
     return jobs
 
 
-def _session_key(raw: dict, paths: tuple, settings: dict, where: Any) -> str | None:
+def _session_key(raw: dict, paths: tuple, settings: SessionSettings, where: Any) -> str | None:
     """The session id of a record grouped by field; None for a record without one when the mapping
     says ``session.missing: skip``; SessionFailed (the run stops) otherwise."""
     value = first_present(raw, paths)
     if not isinstance(value, (str, int)) or isinstance(value, bool) or value == "":
-        if settings.get("missing", "fail") == "skip":
+        if settings.missing == "skip":
             return None
         raise SessionFailed(
-            f"{where}: record has no session id at {settings['field']!r}; fix session.field "
+            f"{where}: record has no session id at {settings.field!r}; fix session.field "
             "or set session.missing: skip"
         )
     return str(value)
 
 
-def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: dict,
+def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: SessionSettings,
                   progress: bool) -> dict[str, tuple[int, int]]:
     """A first, reading-only pass: for each session id, the file and record position of its last
     record, so that the cleaning pass can write and free each session as soon as it is complete.
@@ -429,8 +430,8 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     that cannot be read, or a record without a session id (unless ``session.missing: skip``),
     stops the run in that first pass, before anything is written.
     """
-    settings = cleaner.mapping["session"]
-    paths = compile_paths(settings["field"])
+    settings = cleaner.mapping.session
+    paths = compile_paths(settings.field)
     try:
         ends = _session_ends(cleaner, files, paths, settings, progress)
     except (SessionFailed, InputError) as exc:
@@ -478,7 +479,7 @@ def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, to
     The output is ``<file stem>/<element>.jsonl``: the element's ``session.field`` value when the
     mapping names one (``document.id``), else its position (``0003``) or its key in an object.
     """
-    name_paths = compile_paths(cleaner.mapping["session"].get("field"))
+    name_paths = compile_paths(cleaner.mapping.session.field)
     outcomes: list[Outcome] = []
     taken: set[str] = set()
 
@@ -534,7 +535,7 @@ def load_module(path: str | os.PathLike, name: str) -> ModuleType:
     return module
 
 
-def _init_worker(mapping: dict, hooks_path: str | None, schema_arg: str | None, limits: Limits,
+def _init_worker(mapping: Mapping, hooks_path: str | None, schema_arg: str | None, limits: Limits,
                  max_session_mb: float | None, inputs: set[Path], debug: bool = False,
                  adapter_path: str | None = None) -> None:
     global _WORKER
@@ -738,7 +739,7 @@ def _check_paths(args: argparse.Namespace) -> tuple[Path, Path]:
     return source, output
 
 
-def main(mapping: dict[str, Any] | str | os.PathLike, hooks: ModuleType | None = None, argv: list[str] | None = None,
+def main(mapping: Mapping | dict[str, Any] | str | os.PathLike, hooks: ModuleType | None = None, argv: list[str] | None = None,
          description: str = "", agent_prompt: Path | None = None, adapter: ModuleType | None = None) -> int:
     """Run the cleaner: ``mapping`` is the mapping, or the answers file that holds it (a rendered
     project's ``.copier-answers.yml``); ``hooks`` the ``cleaner_hooks`` module; ``adapter`` the
@@ -746,15 +747,14 @@ def main(mapping: dict[str, Any] | str | os.PathLike, hooks: ModuleType | None =
     for stream in (sys.stdout, sys.stderr):  # names and values may hold lone surrogates
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    if not isinstance(mapping, dict):
-        try:
-            mapping = read_answers(mapping)
-        except MappingError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+    try:  # read, checked and completed once: the run reads the typed mapping
+        mapping = Mapping.load(mapping) if isinstance(mapping, (dict, Mapping)) else read_mapping(mapping)
+    except MappingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if not description:
-        description = (f"Clean {mapping['source']!r} traces into trajectory-v1 JSONL "
-                       f"(Lerim profile {mapping.get('source_profile', 'generic')!r}).")
+        description = (f"Clean {mapping.source!r} traces into trajectory-v1 JSONL "
+                       f"(Lerim profile {mapping.source_profile!r}).")
     parser = build_parser(description)
     args = parser.parse_args(argv)
     if threading.current_thread() is not threading.main_thread():  # signals are the main thread's
@@ -766,7 +766,7 @@ def main(mapping: dict[str, Any] | str | os.PathLike, hooks: ModuleType | None =
         signal.signal(signal.SIGTERM, previous)
 
 
-def _main(args: argparse.Namespace, mapping: dict[str, Any], module: ModuleType | None,
+def _main(args: argparse.Namespace, mapping: Mapping, module: ModuleType | None,
           agent_prompt: Path | None, adapter: ModuleType | None = None) -> int:
     """The run, with every outcome turned into its exit code and one line on stderr."""
     try:
@@ -794,13 +794,13 @@ def _main(args: argparse.Namespace, mapping: dict[str, Any], module: ModuleType 
         return 2
 
 
-def _run(args: argparse.Namespace, mapping: dict, hooks: Hooks, adapter: ModuleType | None = None) -> int:
+def _run(args: argparse.Namespace, mapping: Mapping, hooks: Hooks, adapter: ModuleType | None = None) -> int:
     from .validate import SchemaError
 
     if adapter is not None:
         from .adapter import check_adapter
 
-        problem = check_adapter(adapter, mapping)
+        problem = check_adapter(adapter, mapping.to_dict())  # the digest is of the mapping as written out
         if problem:
             raise UsageError(problem)
     source, output = _check_paths(args)
@@ -823,14 +823,14 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: Hooks, adapter: ModuleT
         if args.files_from is not None or getattr(args, "file_list", None) is not None:
             files = _listed_files(args, source)
         else:
-            files = discover(args.input, settings["input"]["include"], exclude, not_read)
+            files = discover(args.input, settings.input.include, exclude, not_read)
     except InputError as exc:
         raise UsageError(str(exc)) from exc
     layout = files  # the files whose names settle the output names (case clashes), before sharding
     if args.shard is not None:
         shard, count = args.shard
         files = [item for item in files if shard_of(item.rel, count) == shard]
-        if settings["session"]["by"] == "field" and not args.quiet:
+        if settings.session.by == "field" and not args.quiet:
             print("notice: session.by is field: a session is grouped only within this shard's files, so a "
                   "session spread over files of several shards is written by each of them", file=sys.stderr)
         if not files:
@@ -844,7 +844,7 @@ def _run(args: argparse.Namespace, mapping: dict, hooks: Hooks, adapter: ModuleT
             totals.skipped[f"input entry not read: {reason}"] += 1
             totals.examples.setdefault(f"input entry not read: {reason}", path)
     if not layout and not outcomes:
-        raise UsageError(f"{args.input}: no input files match {settings['input']['include']} (check --input or input.include in the mapping)")
+        raise UsageError(f"{args.input}: no input files match {settings.input.include} (check --input or input.include in the mapping)")
     cleaner.inputs = {item.path.resolve() for item in files}
     progress = sys.stderr.isatty() and not args.quiet
     cleaner.committer = Committer()
@@ -879,16 +879,16 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
     """Clean every session as the mapping groups them, appending each one's outcome. ``layout``
     (all the files, when ``files`` is one shard of them) names the outputs as a whole run would."""
     settings = cleaner.mapping
-    by = settings["session"]["by"]
+    by = settings.session.by
     jobs = []
     if by not in ("field", "element"):
         chosen = {id(item) for item in files}
         jobs = [job for job in _jobs_by_file(layout or files) if id(job.files[0]) in chosen]
     processes = resolve_jobs(args.jobs, files)
-    if processes > 1 and len(jobs) <= 1 and settings["privacy"].get("redact", True):
+    if processes > 1 and len(jobs) <= 1 and settings.privacy.redact:
         # sessions are cleaned here one at a time: the other processes redact the long strings of
         # those that grow large
-        cleaner.helpers = Helpers(processes - 1, settings["privacy"])
+        cleaner.helpers = Helpers(processes - 1, settings.privacy)
     if by == "field":
         outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress))
     elif by == "element":

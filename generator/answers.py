@@ -9,6 +9,7 @@ import yaml
 
 from cleaner_runtime.mapping import MAPPING_KEYS, MappingError  # the runtime reads them from the answers file
 from cleaner_runtime.mapping_check import check_mapping as _check_mapping
+from cleaner_runtime.model import Mapping
 
 
 class AnswersError(Exception):
@@ -44,13 +45,25 @@ def check_mapping(mapping: Any, origin: str = "mapping") -> dict:
         raise AnswersError(str(exc)) from None
 
 
+def load_mapping(mapping: Mapping | dict, origin: str = "mapping") -> Mapping:
+    """The typed mapping (``cleaner_runtime.model``): checked and completed with its defaults once,
+    by the runtime's own loader; AnswersError naming the first wrong key otherwise."""
+    try:
+        return Mapping.load(mapping, origin)
+    except MappingError as exc:
+        raise AnswersError(str(exc)) from None
+
+
 def mapping_from(data: dict) -> dict:
     """The mapping keys of an answers file (copier's own `_` keys and extras dropped)."""
     return {key: data[key] for key in MAPPING_KEYS if key in data}
 
 
 def load_answers(path: str | Path) -> dict:
-    """Read a mapping YAML or a rendered project's .copier-answers.yml, and check it."""
+    """Read a mapping YAML or a rendered project's .copier-answers.yml, and check it (``load_mapping``).
+
+    The mapping is returned as written, without its defaults: ``new --answers --save-answers`` and
+    ``update --set`` write back what the author wrote; ``load_answers_model`` gives the typed one."""
     file = Path(path)
     try:
         text = file.read_text(encoding="utf-8")
@@ -71,7 +84,14 @@ def load_answers(path: str | Path) -> dict:
                and key not in ("generator_version", "template_version", "prompt_context")]
     if unknown:
         raise AnswersError(f"{path}: unknown key(s) {', '.join(map(repr, unknown))} (see docs/mapping.md)")
-    return check_mapping(mapping_from(data), str(path))
+    mapping = mapping_from(data)
+    load_mapping(mapping, str(path))
+    return mapping
+
+
+def load_answers_model(path: str | Path) -> Mapping:
+    """The answers file's mapping as the typed model, completed with its defaults."""
+    return Mapping.from_checked(load_answers(path))
 
 
 def dump_mapping(mapping: dict) -> str:

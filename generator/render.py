@@ -24,9 +24,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cleaner_runtime import mapping as runtime_mapping
+from cleaner_runtime.model import Mapping
 from generator import TEMPLATE_VERSION, __version__
-from generator.answers import MAPPING_KEYS, check_mapping
+from generator.answers import MAPPING_KEYS, load_mapping
 from generator.paths import runtime_dir, template_dir
 from generator.prompt import render_prompt, resolved_schema
 
@@ -306,12 +306,14 @@ def _remove_pycache(project: Path) -> None:
         shutil.rmtree(cache, ignore_errors=True)
 
 
-def complete(mapping: dict) -> dict:
+def complete(mapping: Mapping | dict, origin: str = "mapping") -> dict:
     """The mapping with every default written out, so the answers file says everything that holds
     something and a later change of a default in the runtime can never silently change what a
-    cleaner does (entries that hold nothing are left out of the file: ``jinja_ext``)."""
-    check_mapping(mapping)
-    return check_mapping(runtime_mapping.with_defaults(mapping))
+    cleaner does (entries that hold nothing are left out of the file: ``jinja_ext``).
+
+    Checked and completed by the typed model (``load_mapping``); a plain dict comes back because
+    copier's data and the answers file are written from one."""
+    return load_mapping(mapping, origin).to_dict()
 
 
 def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: dict | None = None,

@@ -26,7 +26,7 @@ import questionary
 import yaml
 from questionary import Choice, Separator
 
-from cleaner_runtime.mapping import DEFAULTS
+from cleaner_runtime.model import Privacy
 from generator.questions import phrase
 
 PROFILES = ("coding", "support", "research", "ops", "compliance", "generic")
@@ -246,20 +246,21 @@ def _int_at_least(minimum: int):
 
 def ask_privacy(asker: Asker) -> None:
     state = asker.state
-    current = {**state.inference.mapping.get("privacy", {}), **state.privacy}
-    limits = current.get("truncate", DEFAULTS["privacy"]["truncate"])
-    summary = (f"redact secrets: {'on' if current.get('redact', True) else 'OFF'}; personal data "
-               f"(emails, phones, cards, IBANs): {'redacted' if current.get('personal_data') else 'kept'}; "
-               f"truncate tool results over {limits['tool']} and other text over {limits['other']} characters")
+    # read through the typed section, so that what it shows for an unset key is the runtime's default
+    current = Privacy.load({**state.inference.mapping.get("privacy", {}), **state.privacy})
+    limits = current.truncate
+    summary = (f"redact secrets: {'on' if current.redact else 'OFF'}; personal data "
+               f"(emails, phones, cards, IBANs): {'redacted' if current.personal_data else 'kept'}; "
+               f"truncate tool results over {limits.tool} and other text over {limits.other} characters")
     say("")
     say(f"Privacy: {summary}")
     if asker.select("Privacy settings?", [Choice("keep these", value="keep"), Choice("change", value="change")],
                     default="keep") == "keep":
         return
     personal = asker.confirm("Also redact personal data (emails, phone numbers, card numbers, IBANs)?",
-                             default=bool(current.get("personal_data")))
-    tool = int(asker.text("Truncate tool results longer than (characters):", str(limits["tool"]), _int_at_least(200)))
-    other = int(asker.text("Truncate other text longer than (characters):", str(limits["other"]), _int_at_least(200)))
+                             default=bool(current.personal_data))
+    tool = int(asker.text("Truncate tool results longer than (characters):", str(limits.tool), _int_at_least(200)))
+    other = int(asker.text("Truncate other text longer than (characters):", str(limits.other), _int_at_least(200)))
     state.privacy = {"redact": True, "personal_data": personal, "truncate": {"tool": tool, "other": other}}
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import yaml
 
 from generator import TEMPLATE_VERSION
-from generator.answers import AnswersError, check_mapping, load_answers
+from generator.answers import AnswersError, load_answers
 from generator.render import (
     ANSWERS_FILE,
     MANIFEST,
@@ -89,12 +89,10 @@ def load_project_mapping(project: Path, answers: str | None, sets: list[str]) ->
     source = Path(answers) if answers else project / ANSWERS_FILE
     if not answers and not source.exists():
         raise UpdateError(f"{project}: not a rendered cleaner (no {ANSWERS_FILE}); use `trajectory-cleaner new`")
-    mapping = load_answers(source)
+    mapping = load_answers(source)  # as written: --set edits what the author wrote
     for assignment in sets:
         set_value(mapping, assignment)
-    if sets:
-        check_mapping(mapping, f"{source} with --set")
-    return complete(mapping)
+    return complete(mapping, f"{source} with --set" if sets else str(source))
 
 
 def _diff(rel: str, old: bytes | None, new: bytes | None) -> str:

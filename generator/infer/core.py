@@ -475,7 +475,7 @@ class Inferrer:
         return out
 
     def include(self) -> list:
-        default = ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "*.ndjson.gz"]
+        default = list(DEFAULTS["input"]["include"])
         extra = []
         for f in self.p.files:
             if f.container not in ("jsonl", "json_array", "json_object", "csv", "tsv"):

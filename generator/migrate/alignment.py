@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cleaner_runtime.mapping import DEFAULTS
 from generator.inspect.vocab import ROLE_WORDS
 from generator.migrate.old_traces import MigrateError
 
@@ -197,7 +198,7 @@ class Sig:
 
 # --- the raw samples --------------------------------------------------------------------------
 
-DEFAULT_INCLUDE = ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "*.ndjson.gz"]
+DEFAULT_INCLUDE = DEFAULTS["input"]["include"]  # the mapping's default, from cleaner_runtime.model
 MAX_RAW = 20000
 
 
