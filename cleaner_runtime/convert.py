@@ -551,9 +551,9 @@ class Converter:
         self.blocks: dict[str, BlockReader] = {name: Block.compile(spec) for name, spec in blocks.types.items()}
         # blocks without the type field are typed by the first of these keys they hold
         self.by_key: list[tuple[str, BlockReader]] = [(key, Block.compile(spec)) for key, spec in blocks.by_key.items()]
-        if adapter is not None and hasattr(adapter, "BLOCK_TYPES"):
-            self.blocks = dict(adapter.BLOCK_TYPES)
-            self.by_key = list(adapter.BLOCK_KEYS.items())
+        if adapter is not None and (hasattr(adapter, "BLOCK_TYPES") or hasattr(adapter, "BLOCK_KEYS")):
+            self.blocks = dict(getattr(adapter, "BLOCK_TYPES", {}))  # the script leaves out a table it has
+            self.by_key = list(getattr(adapter, "BLOCK_KEYS", {}).items())  # nothing for
         self.unknown_blocks = blocks.unknown
         ts = mapping.timestamps
         self.ts_fields = compile_paths(ts.fields)
