@@ -151,3 +151,52 @@ def node_map(value: Any) -> bool:
     own = sum(1 for k, v in value.items() if any(inner == k for inner in v.values() if isinstance(inner, str)))
     return own >= 0.8 * len(value)
 
+
+
+def _container_key(elements: list) -> str | None:
+    """The one key under which every element of a list holds a list of objects, when the elements
+    are nothing but that list and at most one scalar besides (a version, a schema URL): groupings of
+    records, not records. None otherwise."""
+    if not elements or not all(isinstance(e, dict) for e in elements):
+        return None
+    keys = set()
+    for element in elements:
+        lists = [k for k, v in element.items() if isinstance(v, list) and all(isinstance(i, dict) for i in v)
+                 and v]
+        scalars = [k for k, v in element.items() if not isinstance(v, (dict, list))]
+        if len(lists) != 1 or len(scalars) > 1:
+            return None
+        keys.add(lists[0])
+    return keys.pop() if len(keys) == 1 else None
+
+
+def grouped_records(elements: list) -> tuple[tuple, list[tuple[str, list]]] | None:
+    """Records nested in lists of lists: when the elements of a record list, and the elements of
+    their lists in turn, are only groupings (``_container_key``), the records are the objects of
+    the innermost lists (an OTLP export's ``resourceSpans[*].scopeSpans[*].spans``). Returns the
+    steps below the list (``(0, "scopeSpans", "*", "spans")``: a list of one element is stepped
+    into by its position, the one list of several by ``*``) and the records of each innermost
+    grouping with its label; None unless two levels of groupings lead to the records, or when the
+    path would need a second ``*``."""
+    steps: tuple = ()
+    groups: list[tuple[str, Any]] = [("", elements)]  # (label, the list of elements at this level)
+    levels = 0
+    while True:
+        level = [e for _, items in groups for e in items]
+        key = _container_key(level)
+        if key is None:
+            break
+        levels += 1
+        label, items = groups[0]
+        if len(items) == 1:
+            steps += (0, key)
+            groups = [(label, items[0][key])]
+            continue
+        steps += ("*", key)
+        groups = [(str(n), item[key]) for n, item in enumerate(items, start=1)]
+        if _container_key([e for _, inner in groups for e in inner]) is not None:
+            return None  # a second `*` would be needed (a path holds at most one)
+        break
+    if levels < 2 or not all(isinstance(r, dict) for _, inner in groups for r in inner):
+        return None
+    return steps, groups

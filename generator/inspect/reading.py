@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from cleaner_runtime.readers import without_path
-from generator.inspect.documents import Partial, nested_key, records_in_document
+from generator.inspect.documents import Partial, grouped_records, nested_key, records_in_document
 from generator.inspect.files import detect_container, first_byte, first_line_longer, open_input
 from generator.inspect.jsonl import expand_lines, read_jsonl
 from generator.inspect.records import FileReport, Keep, Rec
@@ -54,6 +54,8 @@ def _read_document(report: FileReport, path: Path, budget: int, index: int, keep
     report.container = "json_array" if records_path is None else "json_object"
     report.records_path = records_path
     report.records_path_choices = choices
+    if records_path and (grouped := grouped_records(records)) is not None:
+        return _read_grouped(report, grouped, index, keep)
     nested = nested_key(records)
     if nested is not None:
         return _read_elements(report, records, nested, index, keep)
@@ -91,6 +93,22 @@ def _read_elements(report: FileReport, elements: list, key: str, index: int, kee
             rec = out.offer(value, where)
             if rec is not None:
                 rec.element, rec.envelope = e_no, envelope
+    return out
+
+
+def _read_grouped(report: FileReport, grouped: tuple, index: int, keep: int) -> list[Rec]:
+    """The records of the innermost groupings of lists of lists (``documents.grouped_records``); the
+    file stays one session: a grouping is not a conversation."""
+    steps, groups = grouped
+    report.records_path = (*report.records_path, *steps)
+    report.records_path_choices = [report.records_path]
+    report.grouped = True
+    out = Keep(index, keep)
+    for label, inner in groups:
+        for number, value in enumerate(inner, start=1):
+            rec = out.offer(value, f"{report.path} (group {label or 1}, record {number})")
+            if rec is not None and label:
+                rec.element = int(label)
     return out
 
 
@@ -140,7 +158,14 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
             elif len(records) == 1 and report.complete and getattr(records, "parsed", 1) == 1:
                 # one compact line holding a list of records: a JSON object document, not JSONL
                 inner, inner_path, choices = records_in_document(records[0].data)
-                if inner is not None and len(inner) > 1:
+                grouped = grouped_records(inner) if inner_path else None
+                if grouped is not None:
+                    report.container, report.records_path, report.records_path_choices = (
+                        "json_object", inner_path, choices)
+                    report.one_line = True
+                    report.envelope = shrink(without_path(records[0].data, inner_path))
+                    records = _read_grouped(report, grouped, index, keep)
+                elif inner is not None and len(inner) > 1:
                     report.container, report.records_path, report.records_path_choices = (
                         "json_object", inner_path, choices)
                     report.one_line = True

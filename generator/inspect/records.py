@@ -35,6 +35,7 @@ class FileReport:
     problem: str | None = None
     one_line: bool = False  # a document written on one line (the cleaner must be told it is one)
     envelope: dict | None = field(default=None, repr=False)  # the JSON object without its record list
+    grouped: bool = False  # the records path steps through groupings (lists of lists), not sessions
 
     def bad(self, where: str, reason: str) -> None:
         self.bad_count += 1

@@ -48,7 +48,7 @@ def session_key(rec: Rec, session: SessionInfo) -> Any:
 
 
 def find_sessions(recs: list[Rec], stats: dict[tuple, FieldStat], files: list[FileReport]) -> SessionInfo:
-    nested = [f for f in files if f.records_path and "*" in f.records_path]
+    nested = [f for f in files if f.records_path and "*" in f.records_path and not f.grouped]
     if nested:
         info = SessionInfo(by="element")
         path = nested[0].records_path
