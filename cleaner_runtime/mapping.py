@@ -148,11 +148,14 @@ def dotted(path: tuple) -> str:
     return ".".join(str(part) for part in path)
 
 
-def path_notation(path: tuple) -> str | list:
-    """A path as the mapping writes it, the inverse of ``compile_path``: dotted, or a list of keys
-    when a key holds a dot, is all digits (it would read as a list index) or is empty."""
-    if any(isinstance(p, str) and ("." in p or p.isdigit() or p == "") for p in path):
-        return list(path)
+def path_notation(path: tuple) -> str | list | dict:
+    """A path as the mapping writes it, the inverse of ``compile_path``: dotted; a list of keys when
+    a key holds a dot, is all digits (it would read as a list index) or is empty, or when a step
+    selects an item of a list (``{key: x}``); ``{value: x}`` for a fixed value."""
+    if len(path) == 1 and path[0].__class__ is Const:
+        return {"value": path[0].value}
+    if any(p.__class__ is Select or (isinstance(p, str) and ("." in p or p.isdigit() or p == "")) for p in path):
+        return [{p.field: p.value} if p.__class__ is Select else p for p in path]
     return dotted(path)
 
 
