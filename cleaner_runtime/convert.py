@@ -316,8 +316,8 @@ class Kind:
                                args=first_present(record, self.args), at=at, args_key=self.args_key,
                                thought=first_present(record, self.reasoning))
             if role == "tool_exchange":
-                output = c.read(record, self.content)
-                if call_id is not None and c.to_text(output) is not None:
+                output = c.to_text(c.read(record, self.content))
+                if call_id is not None and output is not None:
                     result_at = out.time(first_present(record, self.result_timestamp)) if self.result_timestamp else None
                     out.result(answers=call_id, content=output, ok=read_ok(record, self.ok), at=result_at or at)
 
@@ -806,7 +806,7 @@ class SessionBuilder:
         if self.first_record is None:
             self.first_record = record
             if c.opening:
-                self._steps(self._entry_steps(record, c.opening, "user", None, where), where)
+                self._steps(self._entry_steps(record, c.opening, "user", None), where)
         self.raw_records += 1
         for path in c.drop_fields:
             delete_path(record, path)
@@ -890,10 +890,6 @@ class SessionBuilder:
             except (TimestampError, ValueError):
                 return (1, 0.0, value)
         return (1, 0.0, compact(value))
-
-    def _read_time(self, record: Any, paths: tuple, where: Where) -> str | None:
-        self.where = where
-        return self.time(first_present(record, paths))
 
     # -- emitting ------------------------------------------------------------------------------
     def _emit(self, record: dict, ts: str | None) -> None:
@@ -1098,9 +1094,9 @@ class SessionBuilder:
 
     def entries(self, record: dict, entries: list[Entry], role: str, at: str | None) -> None:
         """Several records from one raw record, in the order of ``entries`` (a kind's ``emit``)."""
-        self._steps(self._entry_steps(record, entries, role, at, self.where), self.where)
+        self._steps(self._entry_steps(record, entries, role, at), self.where)
 
-    def _entry_steps(self, record: dict, entries: list[Entry], role: str, ts: str | None, where: Where) -> list[Step]:
+    def _entry_steps(self, record: dict, entries: list[Entry], role: str, ts: str | None) -> list[Step]:
         """What a list of entries writes from one raw record, in order; an entry whose field (or
         list) holds nothing writes nothing."""
         c = self.c
@@ -1118,9 +1114,8 @@ class SessionBuilder:
             for item in items:
                 if not isinstance(item, dict):
                     continue
-                at = (self._read_time(item, entry.timestamp, where) if entry.timestamp else None) or ts
-                result_at = (self._read_time(item, entry.result_timestamp, where) if entry.result_timestamp
-                             else None) or at
+                at = self.time(first_present(item, entry.timestamp)) or ts
+                result_at = self.time(first_present(item, entry.result_timestamp)) or at
                 if block.kind in ("text", "reasoning", "tool_result", "tool_exchange") or (
                         block.kind == "placeholder" and block.field):
                     value = c.read(item, block.field)
@@ -1201,8 +1196,8 @@ class SessionBuilder:
         if self.buffer is not None:
             self._replay()
         if self.c.closing and self.first_record is not None:
-            where = Where(self.key, 0)
-            self._steps(self._entry_steps(self.first_record, self.c.closing, "assistant", None, where), where)
+            where = self.where = Where(self.key, 0)  # read from the session's first record, once
+            self._steps(self._entry_steps(self.first_record, self.c.closing, "assistant", None), where)
         if self.offload is not None:
             self.offload.settle()
         if self.calls_seen and not self.calls_written:
