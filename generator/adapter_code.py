@@ -29,6 +29,7 @@ from cleaner_runtime.convert import TEXT_ROLES, Block, Kind
 from cleaner_runtime.mapping import Const, Select, compile_path, compile_paths, path_notation, with_defaults
 from generator.jinja_ext import py_block as _py_block
 from generator.jinja_ext import py_literal as _py_literal
+from generator.jinja_ext import round_trips
 
 # Module-level names of the generated script that a kind's function or a read must not shadow.
 RESERVED = frozenset({
@@ -65,11 +66,11 @@ def _offset(text: str, position: tuple[int, int]) -> int:
 
 def py_literal(value: Any) -> str:
     """``jinja_ext.py_literal`` (exact, checked), with double-quoted strings."""
-    return _checked(value, _double_quoted(_py_literal(value)))
+    return round_trips(value, _double_quoted(_py_literal(value)))
 
 
 def py_block(value: Any, indent: int = 0) -> str:
-    return _checked(value, _double_quoted(_py_block(value, indent)))
+    return round_trips(value, _double_quoted(_py_block(value, indent)))
 
 
 def spread(value: Any, room: int) -> str:
@@ -79,16 +80,8 @@ def spread(value: Any, room: int) -> str:
         return flat
     if isinstance(value, dict):
         items = [f"    {py_literal(key)}: {py_block(item, 4)},\n" for key, item in value.items()]
-        return _checked(value, "{\n" + "".join(items) + "}")
-    return _checked(value, "[\n" + "".join(f"    {py_block(item, 4)},\n" for item in value) + "]")
-
-
-def _checked(value: Any, text: str) -> str:
-    import ast
-
-    if ast.literal_eval(text) != value:
-        raise ValueError(f"value does not round-trip as a Python literal: {value!r}")
-    return text
+        return round_trips(value, "{\n" + "".join(items) + "}")
+    return round_trips(value, "[\n" + "".join(f"    {py_block(item, 4)},\n" for item in value) + "]")
 
 
 def identifier(text: str, taken: set[str], fallback: str) -> str:
@@ -112,6 +105,11 @@ def identifier(text: str, taken: set[str], fallback: str) -> str:
     return name
 
 
+def joined_spec(raw: Any) -> bool:
+    """Whether a content spec as written composes several fields (``{join: [...]}``)."""
+    return isinstance(raw, dict) and "join" in raw
+
+
 def shown(paths: tuple) -> str:
     """Paths for a docstring: dotted, ``or`` between them."""
     return " or ".join(".".join(str(key) for key in path) for path in paths) or "nothing"
@@ -128,40 +126,39 @@ def docstring(text: str, indent: int = 4) -> str:
     return py_literal(text)
 
 
-def _top_level_commas(text: str, start: int) -> list[int] | None:
-    """Offsets of the commas between the arguments of the call whose ``(`` is at ``start``, and of
-    its closing parenthesis last; None when the call does not end the text."""
-    depth, cuts, quote, at = 0, [], "", start
-    while at < len(text):
-        char = text[at]
-        if quote:
-            if char == "\\":
-                at += 1
-            elif char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
+def _call_parts(text: str) -> tuple[int, list[int]] | None:
+    """Where the first call's ``(`` is, and its top-level commas and closing ``)``, found by
+    Python's tokenizer (never inside a string); None when the text does not end with that call
+    (bar a trailing ``,`` or ``:``)."""
+    opening, cuts, depth = None, [], 0
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for token in tokens:
+        if token.type != tokenize.OP:
+            continue
+        at = _offset(text, token.start)
+        if token.string in ("(", "[", "{"):
             depth += 1
-        elif char in ")]}":
+            if opening is None and token.string == "(":
+                opening = at
+        elif token.string in (")", "]", "}"):
             depth -= 1
-            if depth == 0:
-                return cuts + [at] if at == len(text.rstrip(",:")) - 1 else None
-        elif char == "," and depth == 1:
+            if depth == 0 and opening is not None:
+                return (opening, cuts + [at]) if at == len(text.rstrip(",:")) - 1 else None
+        elif token.string == "," and depth == 1 and opening is not None:
             cuts.append(at)
-        at += 1
     return None
 
 
 def fit(line: str, indent: int) -> str:
     """A generated call laid out as a person would when it passes 120 columns: one argument per
     line (each laid out the same way in turn)."""
-    if indent + len(line) <= 120 or "(" not in line:
+    found = _call_parts(line) if indent + len(line) > 120 else None
+    if found is None:
         return line
-    opening = line.index("(")
-    cuts = _top_level_commas(line, opening)
-    if not cuts:
-        return line
+    opening, cuts = found
     pad = " " * (indent + 4)
     args, at = [], opening + 1
     for cut in cuts:
@@ -262,7 +259,7 @@ class _Builder:
         value = ""
         if kind in ("text", "reasoning", "tool_exchange", "tool_result"):
             raw = spec.get("field") or spec.get("content")
-            if isinstance(raw, dict) and "join" in raw:
+            if joined_spec(raw):
                 value = f"converter.compose(item, {self._constant(func.upper() + '_CONTENT', 'joined({})', raw, 'joined')})"
             else:
                 value = self.reading("first", block.field, "item")
@@ -374,7 +371,7 @@ class _Builder:
     def _content(self, spec: dict, kind: Kind, func: str, reader: str) -> str:
         """The expression of a kind's content: a composed ``join`` (a constant), else its paths."""
         raw = spec.get("content")
-        if isinstance(raw, dict) and "join" in raw:
+        if joined_spec(raw):
             const = self._constant(func.upper() + "_CONTENT", "joined({})", raw, "joined")
             return f"out.compose(record, {const})"
         return self.reading(reader, kind.content)
@@ -447,8 +444,7 @@ class _Builder:
 
     @staticmethod
     def _said(spec: dict, kind: Kind) -> str:
-        raw = spec.get("content")
-        if isinstance(raw, dict) and "join" in raw:
+        if joined_spec(spec.get("content")):
             return "several fields joined"
         return shown(kind.content) if isinstance(kind.content, tuple) else "several fields"
 

@@ -25,7 +25,8 @@ from jinja2.ext import Extension
 WIDTH = 100
 
 
-def _check(value: Any, text: str) -> str:
+def round_trips(value: Any, text: str) -> str:
+    """``text``, a literal written for ``value``, when it reads back as ``value``; else ValueError."""
     if ast.literal_eval(text) != value:
         raise ValueError(f"value does not round-trip as a Python literal: {value!r}")
     return text
@@ -33,7 +34,7 @@ def _check(value: Any, text: str) -> str:
 
 def py_literal(value: Any) -> str:
     """A one-line Python literal for str/int/float/bool/None/list/dict."""
-    return _check(value, repr(value))
+    return round_trips(value, repr(value))
 
 
 def _block(value: Any, indent: int) -> str:
@@ -53,7 +54,7 @@ def py_block(value: Any, indent: int = 0) -> str:
     for key in _keys(value):
         if not isinstance(key, (str, int, float, bool)) and key is not None:
             raise ValueError(f"unsupported key type in literal: {key!r}")
-    return _check(value, _block(value, indent))
+    return round_trips(value, _block(value, indent))
 
 
 def _keys(value: Any):
