@@ -38,9 +38,8 @@ Out = SessionBuilder
 Writer = Callable[[SessionBuilder, dict], None]
 
 __all__ = [
-    "MISSING", "Const", "Converter", "Out", "Part", "Select", "check_adapter", "content", "entries", "equal_fields", "field", "first", "holds",
-    "joined",
-    "kind", "mapping_digest", "outcome", "present", "read_ok", "same",
+    "MISSING", "Const", "Converter", "Out", "Part", "Select", "check_adapter", "content", "entries", "equal_fields",
+    "field", "first", "holds", "joined", "kind", "mapping_digest", "outcome", "present", "read_ok", "same",
 ]
 
 _COMPILED: dict[Any, tuple] = {}  # a path as written -> its keys
@@ -79,9 +78,9 @@ def first(record: Any, *paths: str | tuple) -> Any:
     """The value of the first path that holds one (not absent, not null); MISSING when none does."""
     for path in paths:
         try:
-            compiled = _COMPILED.get(path) or _path(path)
-        except TypeError:  # a fixed value that is a structure: not remembered
-            compiled = tuple(path)
+            compiled = _COMPILED[path]  # the common case, without a call
+        except (KeyError, TypeError):
+            compiled = _path(path)
         value = get_path(record, compiled)
         if value is not MISSING and value is not None:
             return value
