@@ -54,6 +54,7 @@ from generator.inspect import (
     DEFINITIONS_ONLY,
     LIST,
     MAX_BYTES,
+    MEDIA_WORDS,
     Kind,
     Profile,
     dotted,
@@ -91,8 +92,6 @@ OK_TRUE = {"success", "succeeded", "ok", "passed", "is_success"}
 OK_FALSE = {"is_error", "error", "failed", "failure", "has_error", "errored"}
 PARENTISH = {"parent", "children", "child", "prev", "previous", "reply", "root", "thread", "conversation", "session",
              "trace", "after", "before", "source", "ref"}
-MEDIA = {"image", "img", "picture", "photo", "screenshot", "file", "document", "audio", "video", "attachment",
-         "image_url", "input_image", "input_file", "input_audio", "blob", "binary", "pdf", "inline_data", "file_data"}
 GENERIC_NAMES = {"input", "inputs", "data", "raw", "raw-traces", "raw_traces", "traces", "trace", "samples", "sample",
                  "logs", "log", "export", "exports", "dump", "sessions", "session", "records", "output", "events",
                  "transcripts", "transcript", "runs", "run", "files", "jsonl", "json", "tmp", "temp", "fixtures",
@@ -725,7 +724,7 @@ class Inferrer:
             return spec, 0.9, f"{n} named like a tool result, no ids linking them: the oldest waiting call", ["skip"]
         if text and text.type == "string" and (text.prose > 0.1 or "text" in ws or text.name in ("text", norm(name))):
             return self.block_spec_as(name, bt, "text"), 0.9, f"{n} with text in `{dotted(text.path)}`", ["skip"]
-        if ws & MEDIA or norm(name) in MEDIA:
+        if ws & MEDIA_WORDS or norm(name) in MEDIA_WORDS:
             word = next((w for w in ("image", "audio", "video", "file", "document") if w in ws or w in name.lower()),
                         None) or media_word(bt) or "attachment"
             return {"as": "placeholder", "text": f"[{word}]"}, 0.9, f"{n}: media, kept as a `[{word}]` placeholder", [

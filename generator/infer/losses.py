@@ -30,16 +30,14 @@ from typing import Any
 
 from cleaner_runtime.mapping import compile_path, compile_paths
 from generator.infer.calls import call_shape
-from generator.inspect import get, words
+from generator.inspect import MEDIA_WORDS, get, words
 
 WINDOW = 24
 NOISE_KEYS = {"tools", "functions", "tool_definitions", "schema", "parameters", "metadata", "usage", "extra",
               "headers", "request", "config", "settings", "options", "env", "environment", "replay_config",
               "input_schema", "json_schema", "response_format", "instructions"}
-# an image's, a recording's or an attached file's URL is a binary payload's address, which the seed
-# asks to drop (the file's name is kept: FILE_NAME_KEYS)
-MEDIA_KEYS = {"attachments", "attachment", "files", "image", "image_url", "images", "input_image", "document", "file", "input_file", "audio_url", "img", "picture", "photo", "screenshot", "audio", "video", "thumbnail",
-              "avatar", "icon", "inline_data", "file_data", "image_uri", "thumb", "preview"}
+# an image's, a recording's or an attached file's URL (under a key in MEDIA_WORDS) is a binary
+# payload's address, which the seed asks to drop (the file's name is kept: FILE_NAME_KEYS)
 # the name of a file a message carries is context to keep (what was attached), however short
 FILE_NAME_KEYS = {"attachment", "attachment_name", "attachment_file", "attachment_filename", "file_name", "filename",
                   "attached_file"}
@@ -67,9 +65,9 @@ class Loss:
 def is_media_key(key: Any) -> bool:
     """A key naming an image, a file or an icon (``files``, ``image_72``, ``icons``): what it holds is
     a binary payload's address and metadata (a file list's ``{id, name}`` items are no tool calls)."""
-    if str(key).lower() in MEDIA_KEYS:
+    if str(key).lower() in MEDIA_WORDS:
         return True
-    return any(w in MEDIA_KEYS or w.rstrip("s") in MEDIA_KEYS for w in words(str(key)))
+    return any(w in MEDIA_WORDS or w.rstrip("s") in MEDIA_WORDS for w in words(str(key)))
 
 
 def _squash(text: str) -> str:
@@ -114,7 +112,7 @@ def prose_fields(value: Any, path: tuple = (), skip_key: str | None = None) -> l
         elif isinstance(node, dict):
             if str(node.get("role", "")).lower() in SYSTEM_ROLES:
                 continue  # a system prompt in a model call's input: omitted, as Letta's normalizer does
-            inside = media or str(node.get("type", "")).lower() in MEDIA_KEYS
+            inside = media or str(node.get("type", "")).lower() in MEDIA_WORDS
             items = [(k, v) for k, v in node.items() if k != skip_key and str(k).lower() not in NOISE_KEYS]
             stack.extend(((*where, str(key)), item, inside) for key, item in reversed(items))  # in order
         elif isinstance(node, list):

@@ -75,6 +75,13 @@ META_NAMES = {
     "model": {"model", "model_name", "modelid", "model_id", "llm", "engine", "model_slug", "deployment"},
 }
 
+# the words that name an image, a recording or an attached file: a content block of such a type is
+# media (kept as a placeholder), and a key of such a name holds a binary payload's address
+MEDIA_WORDS = {"attachment", "attachments", "audio", "audio_url", "avatar", "binary", "blob", "document", "file",
+               "file_data", "files", "icon", "image", "image_uri", "image_url", "images", "img", "inline_data",
+               "input_audio", "input_file", "input_image", "pdf", "photo", "picture", "preview", "screenshot", "thumb",
+               "thumbnail", "video"}
+
 # the words of a field that names a person: it tells kinds apart only by values that name roles
 PERSON_WORDS = {"user", "username", "author", "sender", "speaker", "from", "owner", "assignee", "creator", "person",
                 "member", "participant", "actor", "who", "customer", "requester"}
