@@ -25,6 +25,7 @@ import traceback
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import active_children
 from operator import is_
 from pathlib import Path
 from types import ModuleType
@@ -44,7 +45,7 @@ from .hooks import DocumentContext, Hooks, HooksError
 from .mapping import MappingError, compile_path, compile_paths, read_mapping
 from .model import Mapping
 from .model import Session as SessionSettings
-from .offload import Helpers, Offload
+from .offload import Helpers, Offload, stop_now
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
 from .trees import flatten_children
 from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
@@ -561,14 +562,6 @@ def where_problem(problem: Any) -> str:
     return f" at record line {problem.line}" if problem.line else ""
 
 
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """After an interruption: drop the sessions not started and end the workers' current ones."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public API before 3.14
-        if process.is_alive():
-            process.terminate()
-
-
 def _interrupted(signum: int, frame: Any) -> None:
     """SIGTERM stops a run the way Ctrl-C does: pending writes settle, exit code 130."""
     raise KeyboardInterrupt
@@ -903,14 +896,15 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
             adapter_path = getattr(cleaner.adapter, "__file__", None)
             initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
                         args.debug, adapter_path)
+            older = set(active_children())
             with ProcessPoolExecutor(min(processes, len(jobs)), initializer=_init_worker, initargs=initargs) as pool:
                 try:
                     for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
                         outcomes.append(outcome)
                         if progress:
                             print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
-                except BaseException:
-                    _stop_workers(pool)
+                except BaseException:  # an interruption: drop the sessions not started, end the current ones
+                    stop_now(pool, older)
                     raise
         else:
             for n, job in enumerate(jobs, 1):
