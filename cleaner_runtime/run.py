@@ -803,7 +803,8 @@ def _run(args: argparse.Namespace, mapping: Mapping, hooks: Hooks, adapter: Modu
     except SchemaError as exc:
         raise UsageError(str(exc)) from exc
     cleaner.debug = args.debug
-    print(f"schema: {cleaner.schema_path} ({cleaner.schema_origin})", file=sys.stderr)
+    if not args.quiet:  # which schema is news once per run, not once per file of an engine's clean_file calls
+        print(f"schema: {cleaner.schema_path} ({cleaner.schema_origin})", file=sys.stderr)
     if getattr(cleaner.validator, "differs_from_bundled", False):
         print("notice: the schema on disk differs from the copy bundled with this cleaner", file=sys.stderr)
     stale = remove_stale_temps(output)

@@ -162,6 +162,7 @@ def test_clean_file_writes_the_commands_bytes(project: Path, raw: Path, whole: d
     reports = json.loads(result.stdout)
     assert all(code == 0 and len(written) == 1 and rows > 0 and not errors for code, written, rows, errors in reports)
     assert tree(tmp_path / "out") == whole
+    assert "schema:" not in result.stderr  # quiet by default: an engine calling per file gets no line per call
 
 
 def test_clean_file_without_root_names_the_output_after_the_file(project: Path, raw: Path, whole: dict,
