@@ -14,6 +14,11 @@ cleaner, and the floor's share (floor / subject: the ratio bench_cleaner.py repo
     python benchmarks/bench_instructions.py                        # this checkout, N = 1000
     python benchmarks/bench_instructions.py --checkout ../base     # side by side with another
     python benchmarks/bench_instructions.py --pure                 # also without the fast extra
+    python benchmarks/bench_instructions.py --bound                # also the hand-written Pi cleaner
+
+``--bound`` adds benchmarks/handwritten_pi.py, a Pi cleaner written by hand for speed with the
+runtime's redaction and validation, with both, with each alone and with neither: what a cleaner
+costs with nothing general in the way, and what redaction and validation cost at the least.
 
 valgrind runs a program about 50x slower: N = 1000 takes a few minutes per subject.
 """
@@ -74,6 +79,8 @@ def main() -> int:
     parser.add_argument("--checkout", type=Path, help="another checkout whose cleaner is counted beside this one's")
     parser.add_argument("--pure", action="store_true",
                         help="also count this cleaner with TRAJECTORY_CLEANER_PURE_REDACTION=1 (no fast extra)")
+    parser.add_argument("--bound", action="store_true",
+                        help="also count benchmarks/handwritten_pi.py with and without redaction and validation")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed")
@@ -95,6 +102,11 @@ def main() -> int:
             if args.pure and checkout == REPO:
                 subjects.append((f"cleaner, {label}, no fast extra", subjects[-1][1],
                                  dict(os.environ, TRAJECTORY_CLEANER_PURE_REDACTION="1")))
+        if args.bound:
+            handwritten = [sys.executable, str(REPO / "benchmarks" / "handwritten_pi.py")]
+            for label, flags in (("", []), (", no redaction", ["--no-redact"]), (", no validation", ["--no-validate"]),
+                                 (", neither", ["--no-redact", "--no-validate"])):
+                subjects.append((f"hand-written{label}", handwritten + flags, None))
         (work / "floor.py").write_text(FLOOR, encoding="utf-8")
         subjects.append(("JSON floor", [sys.executable, str(work / "floor.py")], None))
         per_record = {}
@@ -102,7 +114,7 @@ def main() -> int:
             counts = []
             for name in sizes:
                 out = work / f"out-{len(per_record)}-{name}"
-                io = ["--input", str(work / name), "--output", str(out)] if label != "JSON floor" else \
+                io = ["--input", str(work / name), "--output", str(out)] if label.startswith("cleaner") else \
                     [str(work / name), str(out)]
                 counts.append(instructions(argv[:2] + io + argv[2:], env))
                 shutil.rmtree(out, ignore_errors=True)

@@ -547,6 +547,9 @@ class Converter:
         self.kinds = [Kind.compile(i, rule.to_dict()) for i, rule in enumerate(mapping.kinds)]
         blocks = mapping.blocks
         self.block_type = compile_path(blocks.type_field)
+        # the type field as one top-level key ("type", almost always): read in place, without a path walk
+        single = self.block_type[0] if len(self.block_type) == 1 else None
+        self.block_key: str | None = single if single.__class__ is str else None
         # what each block type says: the generated code's function per type, else the compiled rule
         self.blocks: dict[str, BlockReader] = {name: Block.compile(spec) for name, spec in blocks.types.items()}
         # blocks without the type field are typed by the first of these keys they hold
@@ -646,6 +649,13 @@ class Converter:
     def is_block_list(self, value: Any) -> bool:
         if not isinstance(value, list) or not value:
             return False
+        key = self.block_key
+        if key is not None:  # the common case: every item a plain object holding the type key
+            for item in value:
+                if item.__class__ is not dict or key not in item:
+                    break
+            else:
+                return True
         if self.by_key:
             return all(isinstance(item, dict) and (get_path(item, self.block_type) is not MISSING
                                                    or self._held_key(item) is not None) for item in value)
@@ -666,7 +676,8 @@ class Converter:
 
     def block_of(self, item: dict) -> tuple[str, BlockReader | None]:
         """A block's type name and its reader: by the type field, else by the key it holds."""
-        value = get_path(item, self.block_type)
+        key = self.block_key
+        value = item.get(key, MISSING) if key is not None and item.__class__ is dict else get_path(item, self.block_type)
         if value is MISSING:
             held = self._held_key(item) if self.by_key else None
             if held is not None:
@@ -687,6 +698,8 @@ class Converter:
 
     def to_text(self, value: Any) -> str | None:
         """Any raw content as one plain string: text blocks joined, structures as compact JSON."""
+        if value.__class__ is str:  # the common case first
+            return value
         if value is MISSING or value is None or (isinstance(value, list) and not value):
             return None
         if isinstance(value, str):

@@ -77,14 +77,20 @@ def _from_epoch(value: float | str, unit: str) -> str:
     return _format(moment)
 
 
+def _real_instant(text: str, raw: str) -> str:
+    """``text``, which has the form of an instant with a zone, if it names a real one (no 25:00,
+    no February 30th); the error quotes the ``raw`` value it was read from."""
+    try:
+        datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise TimestampError(f"{raw!r} is not a real date and time") from exc
+    return text
+
+
 def _from_iso(text: str, naive_zone: tzinfo) -> str:
     candidate = text.strip()
     if ISO_WITH_ZONE.fullmatch(candidate):
-        try:
-            datetime.fromisoformat(candidate)
-        except ValueError as exc:
-            raise TimestampError(f"{text!r} is not a real date and time") from exc
-        return candidate
+        return _real_instant(candidate, text)
     try:
         moment = datetime.fromisoformat(candidate)
     except ValueError as exc:
@@ -96,6 +102,8 @@ def _from_iso(text: str, naive_zone: tzinfo) -> str:
 
 def to_iso(value: object, fmt: str = "auto", layout: str | None = None, naive_zone: tzinfo = UTC) -> str:
     """The trajectory-v1 timestamp for one raw value; raises TimestampError when unreadable."""
+    if value.__class__ is str and fmt == "auto" and ISO_WITH_ZONE.fullmatch(value):
+        return _real_instant(value, value)  # already trajectory-v1 (most values): kept verbatim, as _from_iso does
     if isinstance(value, bool) or value is None:
         raise TimestampError(f"{value!r} is not a timestamp")
     if fmt == "strptime":
