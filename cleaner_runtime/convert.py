@@ -83,11 +83,11 @@ def delete_path(record: Any, path: tuple) -> bool:
 
 def compact(value: Any) -> str:
     """``json.dumps(value, ensure_ascii=False, separators=(",", ":"))``; by orjson (the fast extra)
-    when the value holds no numbers, where the two write the same text."""
+    when the value holds no floats, where the two write the same text."""
     if orjson is not None and plain_json(value):
         try:
             return orjson.dumps(value).decode("utf-8")
-        except TypeError:  # orjson.JSONEncodeError: lone surrogates, which json writes as they are
+        except TypeError:  # orjson.JSONEncodeError: lone surrogates, integers beyond 64 bits; json writes them
             pass
     return json_text(value)
 
@@ -512,10 +512,15 @@ class Privacy:
         return text
 
     def _value(self, value: Any) -> Any:
+        """An argument value with its strings (and object keys) redacted and truncated."""
         if isinstance(value, str):
             return self.text(value, tool=True)
         if isinstance(value, dict):
-            return {self.redact(str(k)): self._value(v) for k, v in value.items()}
+            out = {}
+            for key, item in value.items():  # a loop, not a comprehension: no function made per object
+                name = self.redact(str(key))
+                out[name] = self.text(item, tool=True) if item.__class__ is str else self._value(item)
+            return out
         if isinstance(value, list):
             return [self._value(v) for v in value]
         return value

@@ -122,11 +122,12 @@ def stem_for_key(folder: Path, key: str) -> Path:
 
 
 def plain_json(value: object) -> bool:
-    """True for JSON made of strings, booleans, nulls, lists and string-keyed objects only.
+    """True for JSON made of strings, integers, booleans, nulls, lists and string-keyed objects only.
 
     For such values orjson writes exactly the bytes ``json.dumps(ensure_ascii=False,
-    separators=(",", ":"))`` writes (numbers are left to json: the two spell floats differently).
-    Strings, most of any record, are settled in the loop, without a call each.
+    separators=(",", ":"))`` writes, or refuses them (an integer beyond 64 bits, a lone surrogate:
+    the caller then asks json). Floats are left to json: the two spell them differently. Strings,
+    most of any record, are settled in the loop, without a call each.
     """
     kind = value.__class__
     if kind is dict:
@@ -141,7 +142,7 @@ def plain_json(value: object) -> bool:
             if item.__class__ is not str and item is not None and not plain_json(item):
                 return False
         return True
-    return kind is str or kind is bool or value is None
+    return kind is str or kind is int or kind is bool or value is None
 
 
 def _escape_line_breaks(line: bytes) -> bytes:

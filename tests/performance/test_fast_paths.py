@@ -73,6 +73,13 @@ def test_compact_equals_json_dumps(value):
     assert convert.compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+@pytest.mark.parametrize("number", [0, -1, 2**63 - 1, 2**63, 2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 10**30])
+def test_integers_at_orjsons_limits_are_written_as_json_writes_them(number):
+    value = {"offset": number, "items": [number, "x"]}
+    assert convert.compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert writer.encode_line(value) == reference_line(value)
+
+
 @pytest.mark.parametrize("text", ["\u2028\u2029\x85", "\x7f\x1f\x00\t", "\ud800 lone", "</script>", "\\\"/", "é𝄞"])
 def test_compact_escapes_like_json(text):
     value = {"command": text, "args": [text, None, True], text: {"k": text}}
