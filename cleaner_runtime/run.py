@@ -15,6 +15,7 @@ by a field across files.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import signal
@@ -536,10 +537,21 @@ def load_module(path: str | os.PathLike, name: str) -> ModuleType:
     return module
 
 
+def _fewer_collections() -> None:
+    """Collect the youngest generation of Python's cyclic garbage collector every 10,000
+    allocations instead of 700, in a cleaner's own processes (the command and its workers; never
+    a program that calls ``api.clean_file``): a session's records hold no reference cycles, while
+    each collection walks every object allocated since the last. Measured on a 20,000-record Pi
+    session: 177 collections, 2.5% of the run, down to 11."""
+    if gc.get_threshold()[0] < 10_000:
+        gc.set_threshold(10_000, *gc.get_threshold()[1:])
+
+
 def _init_worker(mapping: Mapping, hooks_path: str | None, schema_arg: str | None, limits: Limits,
                  max_session_mb: float | None, inputs: set[Path], debug: bool = False,
                  adapter_path: str | None = None) -> None:
     global _WORKER
+    _fewer_collections()
     module = load_module(hooks_path, "cleaner_hooks") if hooks_path else None
     adapter = load_module(adapter_path, "clean_to_trajectory_jsonl") if adapter_path else None
     _worker_signals()
@@ -740,6 +752,7 @@ def main(mapping: Mapping | dict[str, Any] | str | os.PathLike, hooks: ModuleTyp
     for stream in (sys.stdout, sys.stderr):  # names and values may hold lone surrogates
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+    _fewer_collections()
     try:  # read, checked and completed once: the run reads the typed mapping
         mapping = Mapping.load(mapping) if isinstance(mapping, (dict, Mapping)) else read_mapping(mapping)
     except MappingError as exc:
