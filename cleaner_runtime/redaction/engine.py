@@ -96,46 +96,68 @@ def _trie_pattern(words: list[bytes], top: bool = True) -> bytes:
     return b"(?:" + b"|".join(alts) + b")"
 
 
+def _hs_literal(word: bytes) -> bytes:
+    """``word`` as a hyperscan regex matching exactly it (every byte but letters and digits escaped)."""
+    return b"".join(bytes([c]) if chr(c).isalnum() and c < 0x80 else b"\\x%02x" % c for c in word)
+
+
+# hyperscan's test for "holds a run of 16 token characters" (on lowered bytes: _RUN_CHARS, lower-cased)
+_RUN_HS = rb"[a-z0-9_.\-]{16}"
+
+
 class _NativeAnchors:
-    """All anchors in one hyperscan literal database: where each starts, overlapping ones too.
+    """All anchors in one hyperscan database: where each starts, overlapping ones too; and, in the
+    same scan, whether the text holds anything the other candidate scans look for.
 
     ``re`` tries the anchor trie at every position whose character starts an anchor (about 40%
     of English prose, ~115 instructions per character); hyperscan's literal matcher skips through
     the text with SIMD and calls back only on a whole anchor. Byte-exact and case-sensitive, on
     the same lowered ASCII bytes, so it reports exactly the positions the ``re`` search reports.
+
+    ``others`` are patterns reported at most once per scan (a run of 16 token characters, a
+    literal ``pre`` lower-cased): most strings hold none of them, and then ``candidates`` skips
+    its ``bytes.translate`` and ``str.find`` passes, which would find nothing.
     """
 
     __slots__ = ("db", "lens")
 
-    def __init__(self, words: list[bytes]) -> None:
+    def __init__(self, words: list[bytes], others: list[bytes] = ()) -> None:
         self.lens = [len(w) for w in words]
+        exprs = [_hs_literal(w) for w in words] + list(others)
         self.db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-        self.db.compile(expressions=words, ids=list(range(len(words))), elements=len(words),
-                        flags=0, literal=True)
+        self.db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
+                        flags=[0] * len(words) + [_hs.HS_FLAG_SINGLEMATCH] * len(others))
 
-    def starts(self, low: bytes) -> list[int] | None:
-        """Start of every anchor in ``low`` (in end order), or None when hyperscan refuses the
-        scan (its scratch space is in use by another thread): the caller then searches with ``re``."""
+    def starts(self, low: bytes) -> tuple[list[int], bool] | None:
+        """Start of every anchor in ``low`` (in end order) and whether one of the ``others``
+        occurs in it; or None when hyperscan refuses the scan (its scratch space is in use by
+        another thread): the caller then searches with ``re``."""
         found: list[int] = []
         add = found.append
         lens = self.lens
+        n = len(lens)
+        others: list[int] = []
 
         def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            add(end - lens[ident])  # returns None: hyperscan goes on scanning
+            if ident < n:
+                add(end - lens[ident])  # returns None: hyperscan goes on scanning
+            else:
+                others.append(ident)
 
         try:
             self.db.scan(low, match_event_handler=on_match)
         except _hs.error:
             return None
-        return found
+        return found, bool(others)
 
 
-def _native_anchors(words: list[bytes]) -> _NativeAnchors | None:
-    """The hyperscan database of ``words``, or None without hyperscan (or if it cannot build one)."""
+def _native_anchors(words: list[bytes], others: list[bytes] = ()) -> _NativeAnchors | None:
+    """The hyperscan database of ``words`` and ``others``, or None without hyperscan (or if it
+    cannot build one)."""
     if _hs is None or not words:
         return None
     try:
-        return _NativeAnchors(words)
+        return _NativeAnchors(words, others)
     except _hs.error:
         return None
 
@@ -156,11 +178,11 @@ class _Compiled:
     (arbitrary regexes, scanned with ``finditer``).
     """
 
-    __slots__ = ("alts", "any_anchor", "first", "native", "pres", "run", "singles", "xrx")
+    __slots__ = ("alts", "any_anchor", "first", "native", "pre_words", "pres", "run", "singles", "xrx")
 
     def __init__(self, dets: list[_Det], extra: tuple[tuple[str, str], ...]) -> None:
         groups: dict[str, list[str]] = {}
-        names: dict[str, tuple[_Det, str, str]] = {}
+        names: dict[str, tuple[_Det, str, int]] = {}  # group name -> detector, prefix, place in alts
         # per first char, the detectors in alternation order (for fallback)
         alts: dict[str, list[tuple[_Det, str]]] = {}
         self.alts = alts
@@ -173,14 +195,14 @@ class _Compiled:
                 seen.add(ch)
                 pfx = f"d{di}c{ord(ch)}_"
                 body = det.rest.replace("@@", pfx)
-                names[pfx] = (det, pfx, det.cls)
                 groups.setdefault(ch, []).append(f"(?P<{pfx}>{det.lb or ''}{body})")
                 alts.setdefault(ch, []).append((det, pfx))
+                names[pfx] = (det, pfx, len(alts[ch]) - 1)
         # one alternation per first character, not one for all of them: a candidate's character
         # picks the only branch that could match there anyway, and at each step of a repeated
         # group ``re`` saves the marks of every group up to the highest one set, so in one regex
         # of all detectors (~300 groups) the keyword detectors, numbered last, matched ~4x slower
-        self.first: dict[str, tuple[re.Pattern[str], dict[int, tuple[_Det, str, str]]]] = {}
+        self.first: dict[str, tuple[re.Pattern[str], dict[int, tuple[_Det, str, int]]]] = {}
         for ch, branches in groups.items():
             rx = re.compile(re.escape(ch) + "(?:" + "|".join(branches) + ")", _FLAGS)
             self.first[ch] = (rx, {idx: names[name] for name, idx in rx.groupindex.items() if name in names})
@@ -214,8 +236,14 @@ class _Compiled:
         # any of them starts, so text without anchors costs one scan, not one per anchor
         words = [a.encode("ascii") for a in kept]
         self.any_anchor = re.compile(_trie_pattern(words)) if kept else None
-        self.native = _native_anchors(words)
-        self.pres = tuple(pres)
+        # the literal pres apart: the native scan tells whether a text may hold one (made into
+        # bytes as the text is, so never missed); the regex ones (opt-in personal data) are
+        # always searched
+        self.pre_words = tuple(pre for pre in pres if isinstance(pre[0], str))
+        self.pres = tuple(pre for pre in pres if not isinstance(pre[0], str))
+        others = [_RUN_HS] if self.run else []
+        others += [_hs_literal(w.encode("ascii", "replace").lower()) for w, _lo, _hi in self.pre_words]
+        self.native = _native_anchors(words, others)
 
     def single(self, ch: str, det: _Det, pfx: str) -> re.Pattern[str]:
         """One detector copy on its own (same group names), compiled lazily."""
@@ -226,15 +254,16 @@ class _Compiled:
             self.singles[pfx] = rx
         return rx
 
-    def anchor_starts(self, low: bytes) -> list[int]:
-        """Every position of ``low`` where an anchor starts, in no particular order.
+    def anchor_starts(self, low: bytes) -> tuple[list[int], bool]:
+        """Every position of ``low`` where an anchor starts, in no particular order, and whether
+        the text may hold a run or a literal ``pre`` (False only when the native scan saw none).
 
         hyperscan when installed and allowed (``NATIVE_ANCHORS``), else one ``re`` search of the
         anchor trie: the same set of positions either way."""
         if self.native is not None and NATIVE_ANCHORS:
-            starts = self.native.starts(low)
-            if starts is not None:
-                return starts
+            scanned = self.native.starts(low)
+            if scanned is not None:
+                return scanned
         found: list[int] = []
         if self.any_anchor is not None:
             # searching again one past each hit reports overlapping anchors too
@@ -245,48 +274,52 @@ class _Compiled:
                 i = m.start()
                 add(i)
                 m = search(low, i + 1)
-        return found
+        return found, True
 
     def candidates(self, text: str) -> list[int]:
         """Sorted positions where some built-in detector may start."""
         # same length as text: every non-ASCII code point becomes one "?"
         low = text.encode("ascii", "replace").lower()
-        found = self.anchor_starts(low)
-        add = found.append
-        if self.run:
-            # a run of 16+ [A-Za-z0-9_.-]: tokens start at the run start, right
-            # after an escape (\n, \u0026, %0A), or at a ":" before it (Telegram)
-            runs = low.translate(_RUN_TABLE)
-            i = runs.find(_RUN_MIN)
-            while i >= 0:
-                add(i)
-                if i:
-                    prev = text[i - 1]
-                    if prev == "\\":
-                        add(i + 1)
-                        if low[i] == 0x75:  # \uXXXX
-                            add(i + 5)
-                    elif prev == "%":
-                        add(i + 2)
-                    elif prev == ":":
-                        add(i - 1)
-                e = runs.find(b" ", i)
-                if e < 0:
-                    break
-                i = runs.find(_RUN_MIN, e)
-        for rx, lo, hi in self.pres:
-            if isinstance(rx, str):  # a literal: str.find is the fastest scan there is
-                b = text.find(rx)
+        found, more = self.anchor_starts(low)
+        if more:
+            if self.run:
+                self._run_starts(text, low, found)
+            for word, lo, hi in self.pre_words:  # a literal: str.find is the fastest scan there is
+                b = text.find(word)
                 while b >= 0:
                     found.extend(range(max(0, b - hi), b - lo + 1))
-                    b = text.find(rx, b + 1)
-                continue
+                    b = text.find(word, b + 1)
+        for rx, lo, hi in self.pres:
             for m in rx.finditer(text):
                 b = m.start()
                 found.extend(range(max(0, b - hi), b - lo + 1))
         if len(found) > 1:
             found = sorted(set(found))
         return found
+
+    @staticmethod
+    def _run_starts(text: str, low: bytes, found: list[int]) -> None:
+        """Add where a token may start in each run of 16+ [A-Za-z0-9_.-]: at the run start, right
+        after an escape (\\n, \\u0026, %0A), or at a ":" before it (Telegram)."""
+        add = found.append
+        runs = low.translate(_RUN_TABLE)
+        i = runs.find(_RUN_MIN)
+        while i >= 0:
+            add(i)
+            if i:
+                prev = text[i - 1]
+                if prev == "\\":
+                    add(i + 1)
+                    if low[i] == 0x75:  # \uXXXX
+                        add(i + 5)
+                elif prev == "%":
+                    add(i + 2)
+                elif prev == ":":
+                    add(i - 1)
+            e = runs.find(b" ", i)
+            if e < 0:
+                break
+            i = runs.find(_RUN_MIN, e)
 
 
 @lru_cache(maxsize=32)
@@ -350,12 +383,11 @@ class Redactor:
         m = rx.match(text, p)
         if m is None:
             return None
-        det, pfx, _cls = by_index[m.lastindex]  # type: ignore[index]
+        det, pfx, k = by_index[m.lastindex]  # type: ignore[index]
         r = self._finish(m, text, det, pfx, refine=refine)
         if r is not None:
             return det, r
-        alts = self._c.alts[ch]
-        for det2, pfx2 in alts[alts.index((det, pfx)) + 1:]:
+        for det2, pfx2 in self._c.alts[ch][k + 1:]:
             m2 = self._c.single(ch, det2, pfx2).match(text, p)
             if m2 is not None:
                 r = self._finish(m2, text, det2, pfx2, refine=refine)

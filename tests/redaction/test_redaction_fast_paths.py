@@ -1,0 +1,171 @@
+"""The redaction engine's shortcuts (#19) give exactly what the long way gives.
+
+* One regex per first character instead of one of all detectors: at every position of the
+  labelled corpora and of hostile random texts, it matches what the single combined alternation
+  matches (same span, same winning detector, same groups).
+* The native scan's "no run, no literal ``pre``" answer: when hyperscan says a text holds neither
+  a run of 16 token characters nor a literal ``pre`` (``eyJ``), the Python scans it lets
+  ``candidates`` skip would indeed have found nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from redaction_support import NEGATIVE, PERSONAL, POSITIVE, load_jsonl, load_redact
+
+redact_mod = load_redact()
+engine = redact_mod.engine
+Redactor = redact_mod.Redactor
+
+_EXAMPLES = int(os.environ.get("REDACTION_PROPERTY_EXAMPLES", "30"))
+SETTINGS = settings(max_examples=_EXAMPLES * 10, deadline=None, derandomize=_EXAMPLES <= 30,
+                    suppress_health_check=[HealthCheck.too_slow], database=None)
+
+CORPUS = [c["text"] for path in (POSITIVE, NEGATIVE, PERSONAL) for c in load_jsonl(path)]
+
+
+def _anchor_words() -> list[str]:
+    """Every anchor as written in the detectors, also upper-cased and cut one short."""
+    words = {a for det in engine._DETECTORS + engine._PERSONAL for a in det.anchors}
+    return sorted(words | {w.upper() for w in words} | {w[:-1] for w in words if len(w) > 2})
+
+
+# hostile text: anchors, keyword prose, escapes at several depths, runs around 16 characters,
+# JWT heads in any case, and code points that lower-case to more than one character
+FRAGMENT = st.one_of(
+    st.sampled_from(_anchor_words()),
+    st.sampled_from(['\\"', "\\\\", "\\n", "\\\\n", "\\u0026", "\\u00e9", "%3A%2F%2F", "%22", "%3D", "&quot;",
+                     "://", "=", ": ", " ", "\t", "\n", "'", '"', "--", "-p", "@", "<", ">", "[", "]", ",",
+                     "eyJ", "EYJ", "eYj", "ey", "J", "set", "config set", "ENV", "value:", "-----BEGIN"]),
+    st.sampled_from([" the token budget", " session handles", "Password: ", "key ", "AUTH ", " cred",
+                     "secret", "get secret x -o jsonpath='{.data.p}'\n", "Bearer "]),
+    st.sampled_from(["é", "İ", "ß", "ﬁ", "中文", "\u00a0", "\U0001f600", "\u2028", "K", "?"]),
+    st.text(alphabet="abcdefXYZ0123456789_.-", min_size=1, max_size=24),  # token runs, some 16+
+    st.text(max_size=6),
+)
+TEXTS = st.lists(FRAGMENT, max_size=40).map("".join)
+
+
+# ---------------------------------------------------------------------------
+# One regex per first character
+# ---------------------------------------------------------------------------
+
+def _combined(dets: list) -> re.Pattern[str]:
+    """The single alternation of all detectors the engine used before, built from the table as it
+    built it: per first character, its detectors in table order (same group names)."""
+    groups: dict[str, list[str]] = {}
+    for di, det in enumerate(dets):
+        for ch in dict.fromkeys(det.first):
+            pfx = f"d{di}c{ord(ch)}_"
+            groups.setdefault(ch, []).append(f"(?P<{pfx}>{det.lb or ''}{det.rest.replace('@@', pfx)})")
+    return re.compile("|".join(re.escape(ch) + "(?:" + "|".join(alts) + ")" for ch, alts in groups.items()),
+                      engine._FLAGS)
+
+
+_COMPILED = {personal: engine._compiled(personal, ()) for personal in (False, True)}
+_COMBINED = {personal: _combined(engine._DETECTORS + (engine._PERSONAL if personal else []))
+             for personal in (False, True)}
+
+
+def _same_match_everywhere(text: str, personal: bool, positions: range | list[int] | None = None) -> None:
+    c, combined = _COMPILED[personal], _COMBINED[personal]
+    for p in positions if positions is not None else range(len(text)):
+        want = combined.match(text, p)
+        first = c.first.get(text[p])
+        got = first[0].match(text, p) if first is not None else None
+        assert (want is None) == (got is None), (text[max(0, p - 40):p + 80], p)
+        if want is None:
+            continue
+        assert got.lastgroup == want.lastgroup and got.span() == want.span(), (text[p:p + 80], p)
+        pfx = want.lastgroup
+        assert {k: got.span(k) for k in got.re.groupindex if k.startswith(pfx)} == \
+            {k: want.span(k) for k in want.re.groupindex if k.startswith(pfx)}
+        assert first[1][got.lastindex][1] == pfx  # the detector the engine reads from the match
+
+
+@pytest.mark.parametrize("personal", [False, True], ids=["default", "personal"])
+def test_per_character_regex_matches_the_combined_one_on_the_corpora(personal):
+    for text in CORPUS:
+        _same_match_everywhere(text, personal, _COMPILED[personal].candidates(text))
+
+
+def test_per_character_regex_matches_the_combined_one_at_every_corpus_position():
+    for text in CORPUS[::7]:
+        _same_match_everywhere(text, True)
+
+
+@SETTINGS
+@given(text=TEXTS, personal=st.booleans())
+@example(text=" the token budget is set", personal=False)
+@example(text='<password encrypted="no">x', personal=False)
+def test_per_character_regex_matches_the_combined_one_on_hostile_text(text, personal):
+    _same_match_everywhere(text, personal)
+
+
+# ---------------------------------------------------------------------------
+# The native scan's "nothing for the other scans"
+# ---------------------------------------------------------------------------
+
+try:
+    import hyperscan
+except ImportError:
+    hyperscan = None
+needs_hyperscan = pytest.mark.skipif(hyperscan is None, reason="hyperscan not installed (requirements-fast.txt)")
+
+
+def _assert_flag_sound(text: str, personal: bool) -> None:
+    c = _COMPILED[personal]
+    low = text.encode("ascii", "replace").lower()
+    starts, more = c.native.starts(low)
+    assert sorted(set(starts)) == sorted(set(_pure_anchor_starts(c, low)))
+    if not more:
+        runs: list[int] = []
+        c._run_starts(text, low, runs)
+        assert runs == [], text
+        assert all(word not in text for word, _lo, _hi in c.pre_words), text
+
+
+def _pure_anchor_starts(c, low: bytes) -> list[int]:
+    before = engine.NATIVE_ANCHORS
+    engine.NATIVE_ANCHORS = False
+    try:
+        return c.anchor_starts(low)[0]
+    finally:
+        engine.NATIVE_ANCHORS = before
+
+
+@needs_hyperscan
+@pytest.mark.parametrize("personal", [False, True], ids=["default", "personal"])
+def test_native_no_run_no_pre_answer_is_sound_on_the_corpora(personal):
+    for text in CORPUS:
+        _assert_flag_sound(text, personal)
+
+
+@needs_hyperscan
+@SETTINGS
+@given(text=TEXTS, personal=st.booleans())
+@example(text="a" * 15, personal=False)
+@example(text="a" * 16, personal=False)
+@example(text="é" + "a" * 16, personal=False)
+@example(text="xeyJ", personal=False)
+@example(text="İeyJhbGciOiJIUzI1NiJ9", personal=False)
+def test_native_no_run_no_pre_answer_is_sound_on_hostile_text(text, personal):
+    _assert_flag_sound(text, personal)
+
+
+@needs_hyperscan
+@pytest.mark.parametrize("text", ["a" * 16, "x" * 15 + "-", "eyJ", "ey" + "J", "tvly-" + "a" * 12])
+def test_native_scan_reports_a_run_or_a_pre_word(text):
+    """The answer is not simply always "nothing": a run or ``eyJ`` is reported."""
+    assert _COMPILED[False].native.starts(text.encode("ascii", "replace").lower())[1]
