@@ -96,37 +96,29 @@ def _trie_pattern(words: list[bytes], top: bool = True) -> bytes:
     return b"(?:" + b"|".join(alts) + b")"
 
 
-def _hs_literal(word: bytes) -> bytes:
-    """``word`` as a hyperscan regex matching exactly it (every byte but letters and digits escaped)."""
-    return b"".join(bytes([c]) if chr(c).isalnum() and c < 0x80 else b"\\x%02x" % c for c in word)
-
-
-# hyperscan's test for "holds a run of 16 token characters" (on lowered bytes: _RUN_CHARS, lower-cased)
-_RUN_HS = rb"[a-z0-9_.\-]{16}"
-
-
 class _NativeAnchors:
-    """All anchors in one hyperscan database: where each starts, overlapping ones too; and, in the
-    same scan, whether the text holds anything the other candidate scans look for.
+    """All anchors in one hyperscan literal database: where each starts, overlapping ones too; and,
+    in the same scan, whether the text holds one of the literal ``pre`` words.
 
     ``re`` tries the anchor trie at every position whose character starts an anchor (about 40%
     of English prose, ~115 instructions per character); hyperscan's literal matcher skips through
     the text with SIMD and calls back only on a whole anchor. Byte-exact and case-sensitive, on
     the same lowered ASCII bytes, so it reports exactly the positions the ``re`` search reports.
 
-    ``others`` are patterns reported at most once per scan (a run of 16 token characters, a
-    literal ``pre`` lower-cased): most strings hold none of them, and then ``candidates`` skips
-    its ``bytes.translate`` and ``str.find`` passes, which would find nothing.
+    ``others`` are the literal ``pre`` words as lowered bytes (``eyj``: found wherever the text
+    holds ``eyJ``, and a few places more): most strings hold none of them, and then
+    ``candidates`` skips its ``str.find`` pass for each. (A regex for the token runs in the same
+    database would make it take ~0.4 s to build, in every process: the runs are found in Python.)
     """
 
     __slots__ = ("db", "lens")
 
     def __init__(self, words: list[bytes], others: list[bytes] = ()) -> None:
         self.lens = [len(w) for w in words]
-        exprs = [_hs_literal(w) for w in words] + list(others)
+        exprs = [*words, *others]
         self.db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
         self.db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
-                        flags=[0] * len(words) + [_hs.HS_FLAG_SINGLEMATCH] * len(others))
+                        flags=[0] * len(words) + [_hs.HS_FLAG_SINGLEMATCH] * len(others), literal=True)
 
     def starts(self, low: bytes) -> tuple[list[int], bool] | None:
         """Start of every anchor in ``low`` (in end order) and whether one of the ``others``
@@ -241,8 +233,7 @@ class _Compiled:
         # always searched
         self.pre_words = tuple(pre for pre in pres if isinstance(pre[0], str))
         self.pres = tuple(pre for pre in pres if not isinstance(pre[0], str))
-        others = [_RUN_HS] if self.run else []
-        others += [_hs_literal(w.encode("ascii", "replace").lower()) for w, _lo, _hi in self.pre_words]
+        others = [w.encode("ascii", "replace").lower() for w, _lo, _hi in self.pre_words]
         self.native = _native_anchors(words, others)
 
     def single(self, ch: str, det: _Det, pfx: str) -> re.Pattern[str]:
@@ -256,7 +247,7 @@ class _Compiled:
 
     def anchor_starts(self, low: bytes) -> tuple[list[int], bool]:
         """Every position of ``low`` where an anchor starts, in no particular order, and whether
-        the text may hold a run or a literal ``pre`` (False only when the native scan saw none).
+        the text may hold a literal ``pre`` (False only when the native scan saw none).
 
         hyperscan when installed and allowed (``NATIVE_ANCHORS``), else one ``re`` search of the
         anchor trie: the same set of positions either way."""
@@ -281,9 +272,9 @@ class _Compiled:
         # same length as text: every non-ASCII code point becomes one "?"
         low = text.encode("ascii", "replace").lower()
         found, more = self.anchor_starts(low)
+        if self.run:
+            self._run_starts(text, low, found)
         if more:
-            if self.run:
-                self._run_starts(text, low, found)
             for word, lo, hi in self.pre_words:  # a literal: str.find is the fastest scan there is
                 b = text.find(word)
                 while b >= 0:

@@ -3,9 +3,8 @@
 * One regex per first character instead of one of all detectors: at every position of the
   labelled corpora and of hostile random texts, it matches what the single combined alternation
   matches (same span, same winning detector, same groups).
-* The native scan's "no run, no literal ``pre``" answer: when hyperscan says a text holds neither
-  a run of 16 token characters nor a literal ``pre`` (``eyJ``), the Python scans it lets
-  ``candidates`` skip would indeed have found nothing.
+* The native scan's "no literal ``pre``" answer: when hyperscan says a text holds no literal
+  ``pre`` (``eyJ``), the ``str.find`` it lets ``candidates`` skip would indeed have found nothing.
 """
 
 from __future__ import annotations
@@ -114,7 +113,7 @@ def test_per_character_regex_matches_the_combined_one_on_hostile_text(text, pers
 
 
 # ---------------------------------------------------------------------------
-# The native scan's "nothing for the other scans"
+# The native scan's "no literal pre here"
 # ---------------------------------------------------------------------------
 
 try:
@@ -130,9 +129,6 @@ def _assert_flag_sound(text: str, personal: bool) -> None:
     starts, more = c.native.starts(low)
     assert sorted(set(starts)) == sorted(set(_pure_anchor_starts(c, low)))
     if not more:
-        runs: list[int] = []
-        c._run_starts(text, low, runs)
-        assert runs == [], text
         assert all(word not in text for word, _lo, _hi in c.pre_words), text
 
 
@@ -147,7 +143,7 @@ def _pure_anchor_starts(c, low: bytes) -> list[int]:
 
 @needs_hyperscan
 @pytest.mark.parametrize("personal", [False, True], ids=["default", "personal"])
-def test_native_no_run_no_pre_answer_is_sound_on_the_corpora(personal):
+def test_native_no_pre_answer_is_sound_on_the_corpora(personal):
     for text in CORPUS:
         _assert_flag_sound(text, personal)
 
@@ -155,17 +151,14 @@ def test_native_no_run_no_pre_answer_is_sound_on_the_corpora(personal):
 @needs_hyperscan
 @SETTINGS
 @given(text=TEXTS, personal=st.booleans())
-@example(text="a" * 15, personal=False)
-@example(text="a" * 16, personal=False)
-@example(text="é" + "a" * 16, personal=False)
 @example(text="xeyJ", personal=False)
 @example(text="İeyJhbGciOiJIUzI1NiJ9", personal=False)
-def test_native_no_run_no_pre_answer_is_sound_on_hostile_text(text, personal):
+def test_native_no_pre_answer_is_sound_on_hostile_text(text, personal):
     _assert_flag_sound(text, personal)
 
 
 @needs_hyperscan
-@pytest.mark.parametrize("text", ["a" * 16, "x" * 15 + "-", "eyJ", "ey" + "J", "tvly-" + "a" * 12])
-def test_native_scan_reports_a_run_or_a_pre_word(text):
-    """The answer is not simply always "nothing": a run or ``eyJ`` is reported."""
+@pytest.mark.parametrize("text", ["eyJ", "a eyJhbGciOiJIUzI1NiJ9", "token eyJ", "EYJ"])
+def test_native_scan_reports_a_pre_word(text):
+    """The answer is not simply always "none here"."""
     assert _COMPILED[False].native.starts(text.encode("ascii", "replace").lower())[1]
