@@ -67,6 +67,7 @@ from .checks import (
     _azure_cs_check,
     _b64_pem_check,
     _bearer_check,
+    _blank_value_rejected,
     _card_check,
     _Check,
     _cmd_flag_check,
@@ -301,11 +302,14 @@ def _generic_wrap(ch: str) -> _Check:
             if pm is not None:
                 return _plist_check(text, pm, m.start(), kw)
             return _attribute_check(text, m.start(), kw, text[m.end(p + "kw0"):e], e)
-        r = _generic_check_kw(text, s, e, m, p, kw)
-        if r is None and m.group(p + "ws") is not None:
+        if m.group(p + "ws") is None:
+            return _generic_check_kw(text, s, e, m, p, kw)
+        ki = m.start() - len(_key_name(text, m.start()))
+        # the shared check rejects `key <blank> value` in prose whatever else holds: not asked
+        r = None if _blank_value_rejected(text, ki) else _generic_check_kw(text, s, e, m, p, kw)
+        if r is None:
             # the assignment branch took markup for `key <blank> value`; what
             # stands before the key tells cheaply (prose: a blank)
-            ki = m.start() - len(_key_name(text, m.start()))
             before = text[ki - 1:ki]
             if m.group(p + "kq") is not None:  # name="password" value="..."
                 if before in _ATTR_OPEN:

@@ -162,3 +162,80 @@ def test_native_no_pre_answer_is_sound_on_hostile_text(text, personal):
 def test_native_scan_reports_a_pre_word(text):
     """The answer is not simply always "none here"."""
     assert _COMPILED[False].native.starts(text.encode("ascii", "replace").lower())[1]
+
+
+# ---------------------------------------------------------------------------
+# The keyword check's shortcut for `key <blank> value` prose
+# ---------------------------------------------------------------------------
+
+checks = redact_mod.checks
+detectors = redact_mod.detectors
+markup = redact_mod.markup
+
+
+def _reference_keyword_check(text: str, s: int, e: int, m: re.Match[str], p: str):
+    """The keyword detectors' check as it was before the shortcut: the shared check always asked."""
+    kw = text[m.start()] + m.group(p + "kw0")
+    if m.start(p + "qv") < 0 and m.start(p + "uv") < 0:
+        em = markup._ELEMENT_RE.match(text, m.end(p + "kw0"))
+        if em is not None:
+            return markup._element_check(text, em, m.start(), kw)
+        pm = markup._PLIST_RE.match(text, m.end(p + "kw0"))
+        if pm is not None:
+            return markup._plist_check(text, pm, m.start(), kw)
+        return markup._attribute_check(text, m.start(), kw, text[m.end(p + "kw0"):e], e)
+    r = checks._generic_check_kw(text, s, e, m, p, kw)
+    if r is None and m.group(p + "ws") is not None:
+        ki = m.start() - len(detectors._key_name(text, m.start()))
+        before = text[ki - 1:ki]
+        if m.group(p + "kq") is not None:
+            if before in markup._ATTR_OPEN:
+                return markup._attribute_check(text, m.start(), kw, m.group(p + "kq"), m.end(p + "kq"))
+        elif before in markup._TAG_OPEN:
+            em = markup._ELEMENT_RE.match(text, m.end(p + "kw0"))
+            if em is not None:
+                return markup._element_check(text, em, m.start(), kw)
+    return r
+
+
+def _same_keyword_checks(text: str) -> int:
+    """At every position, each keyword detector that matches there on its own gets the same answer
+    from its check as from the reference; the number of matches compared."""
+    c = _COMPILED[False]
+    n = 0
+    for p, ch in enumerate(text):
+        for det, pfx in c.alts.get(ch, ()):
+            if det.cls != "secret" or "kw0" not in det.rest:
+                continue
+            m = c.single(ch, det, pfx).match(text, p)
+            if m is None:
+                continue
+            for name in det.secret:
+                s, e = m.span(pfx + name)
+                if s >= 0:
+                    break
+            n += 1
+            assert det.check(text, s, e, m, pfx) == _reference_keyword_check(text, s, e, m, pfx), text[p:p + 80]
+    return n
+
+
+def test_keyword_shortcut_agrees_on_the_corpora():
+    assert sum(_same_keyword_checks(text) for text in CORPUS) > 200
+
+
+PROSE = st.lists(st.one_of(
+    FRAGMENT,
+    st.sampled_from(["token ", "session ", "password ", "--password ", "-token ", "pass\t", "api_key ",
+                     "aws configure set ", "git config --global ", "setx ", "\nENV ", "\\nENV ", "set -x ",
+                     '<password encrypted="no">', 'name="password" value="', "<", ";", ":", "//", "::", "$env:"]),
+), max_size=30).map("".join)
+
+
+@SETTINGS
+@given(text=PROSE)
+@example(text="aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY")
+@example(text="the session token budget is spent")
+@example(text="mysql --password hunter22 db")
+@example(text='<add key="password" value="x"/>')
+def test_keyword_shortcut_agrees_on_hostile_text(text):
+    _same_keyword_checks(text)
