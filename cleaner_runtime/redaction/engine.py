@@ -1,12 +1,15 @@
-"""The redaction engine: the detectors compiled into one regex per first character, tried only
-where one may start.
+"""The redaction engine: each detector compiled on its own, tried only where it may start.
 
 Design
 ------
 
-* One compiled regex per first character: an alternation of the detectors
-  starting with it, with named groups (``g(?:h[pousr]_..|lpat-..)``); the
-  character at a candidate position picks the regex to match there.
+* One compiled regex per detector and first character (named groups), tried
+  in table order at a candidate position: only the detectors that may start
+  there (the anchor found there names them; token-run and ``pre`` detectors
+  only where those scans found a start).  ``re`` is slow with many groups in
+  one pattern: at each step of a repeated group it saves the marks of every
+  group up to the highest one set, so one alternation of all detectors
+  (~300 groups) matched the keyword detectors, numbered last, ~4x slower.
 * An exact prefilter picks the positions where they are tried: every detector
   declares how its matches start (a literal anchor such as ``ghp_``,
   ``pass`` or ``://``, or "a run of 16+ token characters"), found with one
@@ -75,6 +78,7 @@ NATIVE_ANCHORS = os.environ.get(PURE_ENV) != "1"
 _RUN_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _RUN_TABLE = bytes(0x61 if i in _RUN_CHARS else 0x20 for i in range(256))
 _RUN_MIN = b"a" * 16
+_NONE: frozenset[int] = frozenset()  # no position found by the token-run and pre scans
 
 
 def _trie_pattern(words: list[bytes], top: bool = True) -> bytes:
@@ -157,9 +161,10 @@ def _native_anchors(words: list[bytes], others: list[bytes] = ()) -> _NativeAnch
 class _Compiled:
     """The detector regexes plus their exact candidate prefilter.
 
-    ``first`` maps a first character to ONE alternation of the built-in
-    detectors starting with it.  ``re`` has no jump table for alternations, so
-    searching all of them would try them at almost every letter (~1 MB/s).  Instead candidate start
+    ``alts`` maps a first character to the built-in detectors starting with it,
+    in table order; ``single`` compiles each lazily.  ``re`` has no jump table for
+    alternations, so searching for all of them would try them at almost every
+    letter (~1 MB/s).  Instead candidate start
     positions come from C-speed scans -- one search of a plain alternation of
     the start anchors (literals only, so ``re`` skips to their first
     characters), restarted one past each hit so overlapping anchors are all
@@ -170,34 +175,18 @@ class _Compiled:
     (arbitrary regexes, scanned with ``finditer``).
     """
 
-    __slots__ = ("alts", "any_anchor", "first", "native", "pre_words", "pres", "run", "singles", "xrx")
+    __slots__ = ("alts", "any_anchor", "det_words", "gates", "native", "pre_words", "pres", "run", "singles",
+                 "xrx")
 
     def __init__(self, dets: list[_Det], extra: tuple[tuple[str, str], ...]) -> None:
-        groups: dict[str, list[str]] = {}
-        names: dict[str, tuple[_Det, str, int]] = {}  # group name -> detector, prefix, place in alts
-        # per first char, the detectors in alternation order (for fallback)
+        # per first char, the detectors in table order (a detector's prefix names its groups)
         alts: dict[str, list[tuple[_Det, str]]] = {}
         self.alts = alts
         self.singles: dict[str, re.Pattern[str]] = {}
+        self.gates: dict[tuple[str, bytes | None, bool], tuple[tuple[_Det, str], ...]] = {}
         for di, det in enumerate(dets):
-            seen = set()
-            for ch in det.first:
-                if ch in seen:
-                    continue
-                seen.add(ch)
-                pfx = f"d{di}c{ord(ch)}_"
-                body = det.rest.replace("@@", pfx)
-                groups.setdefault(ch, []).append(f"(?P<{pfx}>{det.lb or ''}{body})")
-                alts.setdefault(ch, []).append((det, pfx))
-                names[pfx] = (det, pfx, len(alts[ch]) - 1)
-        # one alternation per first character, not one for all of them: a candidate's character
-        # picks the only branch that could match there anyway, and at each step of a repeated
-        # group ``re`` saves the marks of every group up to the highest one set, so in one regex
-        # of all detectors (~300 groups) the keyword detectors, numbered last, matched ~4x slower
-        self.first: dict[str, tuple[re.Pattern[str], dict[int, tuple[_Det, str, int]]]] = {}
-        for ch, branches in groups.items():
-            rx = re.compile(re.escape(ch) + "(?:" + "|".join(branches) + ")", _FLAGS)
-            self.first[ch] = (rx, {idx: names[name] for name, idx in rx.groupindex.items() if name in names})
+            for ch in dict.fromkeys(det.first):
+                alts.setdefault(ch, []).append((det, f"d{di}c{ord(ch)}_"))
         xparts = []
         xnames: dict[str, str] = {}
         for i, (cls, pat) in enumerate(extra):
@@ -228,6 +217,11 @@ class _Compiled:
         # any of them starts, so text without anchors costs one scan, not one per anchor
         words = [a.encode("ascii") for a in kept]
         self.any_anchor = re.compile(_trie_pattern(words)) if kept else None
+        # the anchor found at a position names the detectors that may start there: those with an
+        # anchor it begins (each anchor begins with exactly one kept one)
+        self.det_words: dict[_Det, frozenset[bytes]] = {
+            det: frozenset(k.encode("ascii") for a in det.anchors for k in kept if a.startswith(k))
+            for det in dets}
         # the literal pres apart: the native scan tells whether a text may hold one (made into
         # bytes as the text is, so never missed); the regex ones (opt-in personal data) are
         # always searched
@@ -235,6 +229,20 @@ class _Compiled:
         self.pres = tuple(pre for pre in pres if not isinstance(pre[0], str))
         others = [w.encode("ascii", "replace").lower() for w, _lo, _hi in self.pre_words]
         self.native = _native_anchors(words, others)
+
+    def gate(self, ch: str, word: bytes | None, scanned: bool) -> tuple[tuple[_Det, str], ...]:
+        """The detectors, in table order, that may start at a candidate position whose character is
+        ``ch``, where the anchor ``word`` starts (or none), and which the token-run or ``pre``
+        scans found (``scanned``): every detector declares how its matches start (see ``_Det``),
+        so the others cannot match there. Remembered per (ch, word, scanned): a few dozen."""
+        key = (ch, word, scanned)
+        dets = self.gates.get(key)
+        if dets is None:
+            dets = tuple(
+                (det, pfx) for det, pfx in self.alts.get(ch, ())
+                if (scanned and (det.run or det.pre is not None)) or word in self.det_words[det])
+            self.gates[key] = dets
+        return dets
 
     def single(self, ch: str, det: _Det, pfx: str) -> re.Pattern[str]:
         """One detector copy on its own (same group names), compiled lazily."""
@@ -269,24 +277,32 @@ class _Compiled:
 
     def candidates(self, text: str) -> list[int]:
         """Sorted positions where some built-in detector may start."""
+        return self.scan(text)[0]
+
+    def scan(self, text: str) -> tuple[list[int], bytes, frozenset[int]]:
+        """The sorted candidate positions of ``text``, its lowered ASCII bytes (``gate`` reads the
+        anchor at a position there), and the positions the token-run and ``pre`` scans found."""
         # same length as text: every non-ASCII code point becomes one "?"
         low = text.encode("ascii", "replace").lower()
         found, more = self.anchor_starts(low)
+        scanned: list[int] = []
         if self.run:
-            self._run_starts(text, low, found)
+            self._run_starts(text, low, scanned)
         if more:
             for word, lo, hi in self.pre_words:  # a literal: str.find is the fastest scan there is
                 b = text.find(word)
                 while b >= 0:
-                    found.extend(range(max(0, b - hi), b - lo + 1))
+                    scanned.extend(range(max(0, b - hi), b - lo + 1))
                     b = text.find(word, b + 1)
         for rx, lo, hi in self.pres:
             for m in rx.finditer(text):
                 b = m.start()
-                found.extend(range(max(0, b - hi), b - lo + 1))
-        if len(found) > 1:
-            found = sorted(set(found))
-        return found
+                scanned.extend(range(max(0, b - hi), b - lo + 1))
+        if not scanned:
+            if len(found) > 1:
+                found = sorted(set(found))
+            return found, low, _NONE
+        return sorted(set(found).union(scanned)), low, frozenset(scanned)
 
     @staticmethod
     def _run_starts(text: str, low: bytes, found: list[int]) -> None:
@@ -358,32 +374,23 @@ class Redactor:
 
     # -- internals --------------------------------------------------------
 
-    def _match_at(self, text: str, p: int, *, refine: bool = True
+    def _match_at(self, text: str, p: int, low: bytes, scanned: bool, *, refine: bool = True
                   ) -> tuple[_Det, tuple[str, int, int] | list[tuple[str, int, int]]] | None:
         """The first detector that matches at ``p`` *and* passes its checks.
 
-        The regex of ``text[p]`` reports the first alternative that matches; when
-        its check rejects the value, the later alternatives for the same first
-        character are tried one by one.
+        The detectors that may start at ``p`` (``gate``) are tried in table order, so a match
+        whose check rejects its value does not hide a later detector matching there.
+        ``scanned``: the token-run or ``pre`` scans found ``p``.
         """
+        c = self._c
         ch = text[p]
-        first = self._c.first.get(ch)
-        if first is None:
-            return None
-        rx, by_index = first
-        m = rx.match(text, p)
-        if m is None:
-            return None
-        det, pfx, k = by_index[m.lastindex]  # type: ignore[index]
-        r = self._finish(m, text, det, pfx, refine=refine)
-        if r is not None:
-            return det, r
-        for det2, pfx2 in self._c.alts[ch][k + 1:]:
-            m2 = self._c.single(ch, det2, pfx2).match(text, p)
-            if m2 is not None:
-                r = self._finish(m2, text, det2, pfx2, refine=refine)
+        word = c.any_anchor.match(low, p) if c.any_anchor is not None else None
+        for det, pfx in c.gate(ch, word.group() if word is not None else None, scanned):
+            m = c.single(ch, det, pfx).match(text, p)
+            if m is not None:
+                r = self._finish(m, text, det, pfx, refine=refine)
                 if r is not None:
-                    return det2, r
+                    return det, r
         return None
 
     def _finish(self, m: re.Match[str], text: str, det: _Det, pfx: str, *, refine: bool = True
@@ -425,7 +432,7 @@ class Redactor:
     def _spans(self, text: str, *, refine: bool = True) -> list[tuple[int, int, str]]:
         """All detections as (start, end, class), in discovery order."""
         spans: list[tuple[int, int, str]] = []
-        cands = self._c.candidates(text)
+        cands, low, scanned = self._c.scan(text)
         if cands:
             match_at = self._match_at
             # candidates inside an already redacted secret are skipped; the
@@ -437,7 +444,7 @@ class Redactor:
                     blocked = [b for b in blocked if b[1] > p]
                     if any(b[0] <= p for b in blocked):
                         continue
-                found = match_at(text, p, refine=refine)
+                found = match_at(text, p, low, p in scanned, refine=refine)
                 if found is None:
                     continue
                 r = found[1]
@@ -488,11 +495,11 @@ class Redactor:
 
     def _refine(self, value: str, cls: str) -> str:
         """Name a contextual detection after the vendor token it contains."""
-        cands = self._c.candidates(value)
+        cands, low, scanned = self._c.scan(value)
         if not cands:
             return cls
         for p in cands:
-            found = self._match_at(value, p, refine=False)
+            found = self._match_at(value, p, low, p in scanned, refine=False)
             if found is None:
                 continue
             det, r = found
