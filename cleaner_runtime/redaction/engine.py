@@ -8,16 +8,17 @@ Design
   there (the anchor found there names them; token-run and ``pre`` detectors
   only where those scans found a start).  ``re`` is slow with many groups in
   one pattern: at each step of a repeated group it saves the marks of every
-  group up to the highest one set, so one alternation of all detectors
-  (~300 groups) matched the keyword detectors, numbered last, ~4x slower.
+  group up to the highest one set, so in one alternation of all detectors
+  (~300 groups) the keyword detectors, numbered last, matched several times
+  slower than on their own.
 * An exact prefilter picks the positions where they are tried: every detector
   declares how its matches start (a literal anchor such as ``ghp_``,
   ``pass`` or ``://``, or "a run of 16+ token characters"), found with one
   C-speed search for all the anchors at once and one ``bytes.translate``
-  scan, and ``rx.match`` runs only
+  scan, and the detectors' regexes run only
   there.  Text without any anchor or long run is returned untouched.
-  (``re`` has no jump table for alternations: ``rx.search`` over ~60
-  first-character branches would run at ~1 MB/s.)
+  (``re`` has no jump table for alternations: searching an alternation of
+  ~60 first-character branches would run at ~1 MB/s.)
 * Optional native anchor search: when ``hyperscan`` is installed (the rendered
   project's ``requirements-fast.txt``), its literal matcher finds the anchors
   instead of ``re`` (about 7x faster on trace text).  It reports the same set
@@ -169,7 +170,7 @@ class _Compiled:
     the start anchors (literals only, so ``re`` skips to their first
     characters), restarted one past each hit so overlapping anchors are all
     reported, and one ``bytes.translate`` + ``find`` pass for long token-like runs --
-    and ``rx.match`` runs only there.  Every detector declares how its
+    and the detectors are matched only there.  Every detector declares how its
     matches are found (see ``_Det``), so this yields exactly the matches
     searching would.  ``xrx`` holds the user's ``extra_patterns``
     (arbitrary regexes, scanned with ``finditer``).
@@ -260,9 +261,9 @@ class _Compiled:
         hyperscan when installed and allowed (``NATIVE_ANCHORS``), else one ``re`` search of the
         anchor trie: the same set of positions either way."""
         if self.native is not None and NATIVE_ANCHORS:
-            scanned = self.native.starts(low)
-            if scanned is not None:
-                return scanned
+            native = self.native.starts(low)
+            if native is not None:
+                return native
         found: list[int] = []
         if self.any_anchor is not None:
             # searching again one past each hit reports overlapping anchors too
