@@ -4,7 +4,7 @@ A detector's regex finds a candidate cheaply; its check looks closer (the random
 vendor token, a JWT's header, Luhn, mod 97, the command a credential flag belongs to, the
 credential file or Kubernetes Secret around a value) and decides. A check is called as
 ``check(text, start, end, match, prefix)`` (``prefix`` is the detector's group-name prefix in
-the combined regex) and returns None (not a secret), a class, ``(class, start, end)`` to move the
+its regex) and returns None (not a secret), a class, ``(class, start, end)`` to move the
 span, or a list of those when one match reveals several secrets (a Secret's data values).
 """
 

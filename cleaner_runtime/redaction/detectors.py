@@ -235,7 +235,7 @@ def _keyword_tail() -> str:
     """Tail after a secret-ish keyword: quote, separator, value; or markup.
 
     The markup branches come last, so they only add detections, and capture
-    nothing (every group in the combined regex costs each ``match`` call; the
+    nothing (every group in the detector's regex costs each ``match`` call; the
     check finds the value again).  Where the assignment branch reads markup as
     ``key <blank> value`` (``name="password" value=``, ``<password a="b">``)
     and is rejected, the check tries the markup forms.
