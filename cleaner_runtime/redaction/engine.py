@@ -129,23 +129,31 @@ class _NativeAnchors:
         """Start of every anchor in ``low`` (in end order) and whether one of the ``others``
         occurs in it; or None when hyperscan refuses the scan (its scratch space is in use by
         another thread): the caller then searches with ``re``."""
-        found: list[int] = []
-        add = found.append
-        lens = self.lens
-        n = len(lens)
-        others: list[int] = []
-
-        def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            if ident < n:
-                add(end - lens[ident])  # returns None: hyperscan goes on scanning
-            else:
-                others.append(ident)
-
+        hits: list[int] = []
         try:
-            self.db.scan(low, match_event_handler=on_match)
+            self.db.scan(low, match_event_handler=_on_hit, context=hits)
         except _hs.error:
             return None
-        return found, bool(others)
+        if not hits:  # most strings: nothing more to build
+            return hits, False
+        found: list[int] = []
+        more = False
+        lens = self.lens
+        n = len(lens)
+        for k in range(0, len(hits), 2):
+            ident = hits[k]
+            if ident < n:
+                found.append(hits[k + 1] - lens[ident])
+            else:
+                more = True
+        return found, more
+
+
+def _on_hit(ident: int, _start: int, end: int, _flags: int, hits: list[int]) -> None:
+    """hyperscan's callback: note the pattern and where it ended (returns None: scanning goes on).
+    One module-level function given the list as context, not a closure made for every scan."""
+    hits.append(ident)
+    hits.append(end)
 
 
 def _native_anchors(words: list[bytes], others: list[bytes] = ()) -> _NativeAnchors | None:
