@@ -32,7 +32,7 @@ Modules, in the order a match passes through them
 * ``markup``: keys and values written as markup (elements, name/value attributes, property lists);
 * ``detectors``: the detector record and the table of every detector, in match order, with the
   class names;
-* ``engine``: the combined regex, the prefilter that decides where it runs, and ``Redactor``.
+* ``engine``: the detectors' regexes, the prefilter that decides where each runs, and ``Redactor``.
 """
 
 from .detectors import CLASSES, PERSONAL_CLASSES

@@ -4,7 +4,7 @@ A detector's regex finds a candidate cheaply; its check looks closer (the random
 vendor token, a JWT's header, Luhn, mod 97, the command a credential flag belongs to, the
 credential file or Kubernetes Secret around a value) and decides. A check is called as
 ``check(text, start, end, match, prefix)`` (``prefix`` is the detector's group-name prefix in
-the combined regex) and returns None (not a secret), a class, ``(class, start, end)`` to move the
+its regex) and returns None (not a secret), a class, ``(class, start, end)`` to move the
 span, or a list of those when one match reveals several secrets (a Secret's data values).
 """
 
@@ -448,6 +448,20 @@ def _set_command_before(text: str, start: int, end: int) -> bool:
     return _SET_CMD_RE.search(text, start, end) is not None
 
 
+def _blank_value_rejected(text: str, ki: int) -> bool:
+    """A key starting at ``ki`` and separated from its value by blanks only is prose
+    ("password hunter2", "the session token budget"), unless the key is a flag (--password
+    hunter2) or follows a setting command (``aws configure set``).
+
+    Most keyword matches in trace text are this form, so the keyword check asks it first (and
+    the detector's check before building anything else): it rejects the keyword of every
+    sentence at once."""
+    if text.startswith("-", ki):
+        return False
+    line = max(text.rfind("\n", max(0, ki - 120), ki) + 1, ki - 120, 0)
+    return not _set_command_before(text, line, ki)
+
+
 # define('DB_PASSWORD', 'x') (PHP), os.environ.setdefault("TOKEN", "x"), System.setProperty(...),
 # putenv, Setenv (Go), SetEnvironmentVariable (.NET), headers.put / set / setHeader
 _SET_CALL_RE = re.compile(
@@ -478,12 +492,8 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
     if ki > 1 and text[ki - 1] == ":" and (text[ki - 2] == ":" or text[ki - 2].isalnum()) \
             and text[max(0, ki - 5):ki].lower() != "$env:":
         return None  # AWS::IAM::AccessKey, arn:aws:secretsmanager:...:secret:name (not $env:DB_PASSWORD)
-    # "password hunter2" in prose: only --password hunter2, or after `aws configure set` (checked last)
-    set_cmd = m.group(p + "ws") is not None and not key.startswith("-")
-    if set_cmd:  # checked first: it rejects the keyword of every sentence ("the session token ...") at once
-        line = max(text.rfind("\n", max(0, ki - 120), ki) + 1, ki - 120, 0)
-        if not _set_command_before(text, line, ki):
-            return None
+    if m.group(p + "ws") is not None and _blank_value_rejected(text, ki):
+        return None
     if m.group(p + "arg") is not None:
         # a call's (key, value) arguments: both quoted, and the call one that sets a value
         if m.group(p + "kq") is None or m.group(p + "vq") is None:

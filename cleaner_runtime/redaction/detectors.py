@@ -67,6 +67,7 @@ from .checks import (
     _azure_cs_check,
     _b64_pem_check,
     _bearer_check,
+    _blank_value_rejected,
     _card_check,
     _Check,
     _cmd_flag_check,
@@ -234,7 +235,7 @@ def _keyword_tail() -> str:
     """Tail after a secret-ish keyword: quote, separator, value; or markup.
 
     The markup branches come last, so they only add detections, and capture
-    nothing (every group in the combined regex costs each ``match`` call; the
+    nothing (every group in the detector's regex costs each ``match`` call; the
     check finds the value again).  Where the assignment branch reads markup as
     ``key <blank> value`` (``name="password" value=``, ``<password a="b">``)
     and is rejected, the check tries the markup forms.
@@ -291,6 +292,8 @@ def _keyword_dets() -> list[_Det]:
 
 def _generic_wrap(ch: str) -> _Check:
     def check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+        if m.group(p + "ws") is not None:  # `key <blank> value`: most keyword matches, mostly prose
+            return _blank_value_check(text, s, e, m, p)
         # rebuild the keyword (dispatch char + remainder) for the shared check
         kw = text[m.start()] + m.group(p + "kw0")
         if m.start(p + "qv") < 0 and m.start(p + "uv") < 0:  # a markup branch
@@ -301,21 +304,31 @@ def _generic_wrap(ch: str) -> _Check:
             if pm is not None:
                 return _plist_check(text, pm, m.start(), kw)
             return _attribute_check(text, m.start(), kw, text[m.end(p + "kw0"):e], e)
-        r = _generic_check_kw(text, s, e, m, p, kw)
-        if r is None and m.group(p + "ws") is not None:
-            # the assignment branch took markup for `key <blank> value`; what
-            # stands before the key tells cheaply (prose: a blank)
-            ki = m.start() - len(_key_name(text, m.start()))
-            before = text[ki - 1:ki]
-            if m.group(p + "kq") is not None:  # name="password" value="..."
-                if before in _ATTR_OPEN:
-                    return _attribute_check(text, m.start(), kw, m.group(p + "kq"), m.end(p + "kq"))
-            elif before in _TAG_OPEN:  # <password encrypted="no">
-                em = _ELEMENT_RE.match(text, m.end(p + "kw0"))
-                if em is not None:
-                    return _element_check(text, em, m.start(), kw)
-        return r
+        return _generic_check_kw(text, s, e, m, p, kw)
     return check
+
+
+def _blank_value_check(text: str, s: int, e: int, m: re.Match[str], p: str
+                       ) -> str | tuple[str, int, int] | list[tuple[str, int, int]] | None:
+    """The keyword check of a `key <blank> value` match (the ``ws`` branch: never markup's).
+
+    The shared check rejects the prose form whatever else holds, so it is not asked then (most
+    keyword matches in trace text are "the session token ..."). When it rejects the match, the
+    assignment branch may have taken markup for `key <blank> value`; what stands before the key
+    tells cheaply (prose: a blank)."""
+    ki = m.start() - len(_key_name(text, m.start()))
+    kw = text[m.start()] + m.group(p + "kw0")
+    r = None if _blank_value_rejected(text, ki) else _generic_check_kw(text, s, e, m, p, kw)
+    if r is None:
+        before = text[ki - 1:ki]
+        if m.group(p + "kq") is not None:  # name="password" value="..."
+            if before in _ATTR_OPEN:
+                return _attribute_check(text, m.start(), kw, m.group(p + "kq"), m.end(p + "kq"))
+        elif before in _TAG_OPEN:  # <password encrypted="no">
+            em = _ELEMENT_RE.match(text, m.end(p + "kw0"))
+            if em is not None:
+                return _element_check(text, em, m.start(), kw)
+    return r
 
 
 def _build_detectors() -> list[_Det]:

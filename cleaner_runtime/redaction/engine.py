@@ -1,19 +1,24 @@
-"""The redaction engine: every detector compiled into one regex, tried only where one may start.
+"""The redaction engine: each detector compiled on its own, tried only where it may start.
 
 Design
 ------
 
-* One combined compiled regex: an alternation of all detectors with named
-  groups, grouped by first character
-  (``A(?:KIA..|Iza..)|g(?:h[pousr]_..|lpat-..)|p(?:ass..)|...``).
-* An exact prefilter picks the positions where it is tried: every detector
+* One compiled regex per detector and first character (named groups), tried
+  in table order at a candidate position: only the detectors that may start
+  there (the anchor found there names them; token-run and ``pre`` detectors
+  only where those scans found a start).  ``re`` is slow with many groups in
+  one pattern: at each step of a repeated group it saves the marks of every
+  group up to the highest one set, so in one alternation of all detectors
+  (~300 groups) the keyword detectors, numbered last, matched several times
+  slower than on their own.
+* An exact prefilter picks the positions where they are tried: every detector
   declares how its matches start (a literal anchor such as ``ghp_``,
   ``pass`` or ``://``, or "a run of 16+ token characters"), found with one
   C-speed search for all the anchors at once and one ``bytes.translate``
-  scan, and ``rx.match`` runs only
+  scan, and the detectors' regexes run only
   there.  Text without any anchor or long run is returned untouched.
-  (``re`` has no jump table for alternations: ``rx.search`` over ~60
-  first-character branches would run at ~1 MB/s.)
+  (``re`` has no jump table for alternations: searching an alternation of
+  ~60 first-character branches would run at ~1 MB/s.)
 * Optional native anchor search: when ``hyperscan`` is installed (the rendered
   project's ``requirements-fast.txt``), its literal matcher finds the anchors
   instead of ``re`` (about 7x faster on trace text).  It reports the same set
@@ -74,7 +79,7 @@ NATIVE_ANCHORS = os.environ.get(PURE_ENV) != "1"
 _RUN_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _RUN_TABLE = bytes(0x61 if i in _RUN_CHARS else 0x20 for i in range(256))
 _RUN_MIN = b"a" * 16
-_GROUP_ORDER = "ptksacbh:-"
+_NONE: frozenset[int] = frozenset()  # no position found by the token-run and pre scans
 
 
 def _trie_pattern(words: list[bytes], top: bool = True) -> bytes:
@@ -97,93 +102,100 @@ def _trie_pattern(words: list[bytes], top: bool = True) -> bytes:
 
 
 class _NativeAnchors:
-    """All anchors in one hyperscan literal database: where each starts, overlapping ones too.
+    """All anchors in one hyperscan literal database: where each starts, overlapping ones too; and,
+    in the same scan, whether the text holds one of the literal ``pre`` words.
 
     ``re`` tries the anchor trie at every position whose character starts an anchor (about 40%
     of English prose, ~115 instructions per character); hyperscan's literal matcher skips through
     the text with SIMD and calls back only on a whole anchor. Byte-exact and case-sensitive, on
     the same lowered ASCII bytes, so it reports exactly the positions the ``re`` search reports.
+
+    ``others`` are the literal ``pre`` words as lowered bytes (``eyj``: found wherever the text
+    holds ``eyJ``, and a few places more): most strings hold none of them, and then
+    ``candidates`` skips its ``str.find`` pass for each. (A regex for the token runs in the same
+    database would make it take ~0.4 s to build, in every process: the runs are found in Python.)
     """
 
     __slots__ = ("db", "lens")
 
-    def __init__(self, words: list[bytes]) -> None:
+    def __init__(self, words: list[bytes], others: list[bytes] = ()) -> None:
         self.lens = [len(w) for w in words]
+        exprs = [*words, *others]
         self.db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-        self.db.compile(expressions=words, ids=list(range(len(words))), elements=len(words),
-                        flags=0, literal=True)
+        self.db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
+                        flags=[0] * len(words) + [_hs.HS_FLAG_SINGLEMATCH] * len(others), literal=True)
 
-    def starts(self, low: bytes) -> list[int] | None:
-        """Start of every anchor in ``low`` (in end order), or None when hyperscan refuses the
-        scan (its scratch space is in use by another thread): the caller then searches with ``re``."""
-        found: list[int] = []
-        add = found.append
-        lens = self.lens
-
-        def on_match(ident: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            add(end - lens[ident])  # returns None: hyperscan goes on scanning
-
+    def starts(self, low: bytes) -> tuple[list[int], bool] | None:
+        """Start of every anchor in ``low`` (in end order) and whether one of the ``others``
+        occurs in it; or None when hyperscan refuses the scan (its scratch space is in use by
+        another thread): the caller then searches with ``re``."""
+        hits: list[int] = []
         try:
-            self.db.scan(low, match_event_handler=on_match)
+            self.db.scan(low, match_event_handler=_on_hit, context=hits)
         except _hs.error:
             return None
-        return found
+        if not hits:  # most strings: nothing more to build
+            return hits, False
+        found: list[int] = []
+        more = False
+        lens = self.lens
+        n = len(lens)
+        for k in range(0, len(hits), 2):
+            ident = hits[k]
+            if ident < n:
+                found.append(hits[k + 1] - lens[ident])
+            else:
+                more = True
+        return found, more
 
 
-def _native_anchors(words: list[bytes]) -> _NativeAnchors | None:
-    """The hyperscan database of ``words``, or None without hyperscan (or if it cannot build one)."""
+def _on_hit(ident: int, _start: int, end: int, _flags: int, hits: list[int]) -> None:
+    """hyperscan's callback: note the pattern and where it ended (returns None: scanning goes on).
+    One module-level function given the list as context, not a closure made for every scan."""
+    hits.append(ident)
+    hits.append(end)
+
+
+def _native_anchors(words: list[bytes], others: list[bytes] = ()) -> _NativeAnchors | None:
+    """The hyperscan database of ``words`` and ``others``, or None without hyperscan (or if it
+    cannot build one)."""
     if _hs is None or not words:
         return None
     try:
-        return _NativeAnchors(words)
+        return _NativeAnchors(words, others)
     except _hs.error:
         return None
 
 
 class _Compiled:
-    """The combined regex plus its exact candidate prefilter.
+    """The detector regexes plus their exact candidate prefilter.
 
-    ``rx`` is ONE alternation of all built-in detectors, grouped by first
-    character.  ``re`` has no jump table for alternations, so ``rx.search``
-    would try it at almost every letter (~1 MB/s).  Instead candidate start
+    ``alts`` maps a first character to the built-in detectors starting with it,
+    in table order; ``single`` compiles each lazily.  ``re`` has no jump table for
+    alternations, so searching for all of them would try them at almost every
+    letter (~1 MB/s).  Instead candidate start
     positions come from C-speed scans -- one search of a plain alternation of
     the start anchors (literals only, so ``re`` skips to their first
     characters), restarted one past each hit so overlapping anchors are all
     reported, and one ``bytes.translate`` + ``find`` pass for long token-like runs --
-    and ``rx.match`` runs only there.  Every detector declares how its
+    and the detectors are matched only there.  Every detector declares how its
     matches are found (see ``_Det``), so this yields exactly the matches
-    ``rx.search`` would.  ``xrx`` holds the user's ``extra_patterns``
+    searching would.  ``xrx`` holds the user's ``extra_patterns``
     (arbitrary regexes, scanned with ``finditer``).
     """
 
-    __slots__ = ("alts", "any_anchor", "by_index", "native", "pres", "run", "rx", "singles", "xrx")
+    __slots__ = ("alts", "any_anchor", "det_words", "gates", "native", "pre_words", "pres", "run", "singles",
+                 "xrx")
 
     def __init__(self, dets: list[_Det], extra: tuple[tuple[str, str], ...]) -> None:
-        groups: dict[str, list[str]] = {}
-        names: dict[str, tuple[_Det, str, str]] = {}
-        # per first char, the detectors in alternation order (for fallback)
+        # per first char, the detectors in table order (a detector's prefix names its groups)
         alts: dict[str, list[tuple[_Det, str]]] = {}
         self.alts = alts
         self.singles: dict[str, re.Pattern[str]] = {}
+        self.gates: dict[tuple[str, bytes | None, bool], tuple[tuple[_Det, str], ...]] = {}
         for di, det in enumerate(dets):
-            seen = set()
-            for ch in det.first:
-                if ch in seen:
-                    continue
-                seen.add(ch)
-                pfx = f"d{di}c{ord(ch)}_"
-                body = det.rest.replace("@@", pfx)
-                names[pfx] = (det, pfx, det.cls)
-                groups.setdefault(ch, []).append(f"(?P<{pfx}>{det.lb or ''}{body})")
-                alts.setdefault(ch, []).append((det, pfx))
-        # most frequent candidate characters first: cheaper alternation walk
-        order = sorted(groups, key=lambda ch: (_GROUP_ORDER + ch.lower()).index(ch.lower()))
-        self.rx = re.compile(
-            "|".join(re.escape(ch) + "(?:" + "|".join(groups[ch]) + ")" for ch in order),
-            _FLAGS)
-        self.by_index: dict[int, tuple[_Det, str, str]] = {
-            idx: names[name] for name, idx in self.rx.groupindex.items() if name in names
-        }
+            for ch in dict.fromkeys(det.first):
+                alts.setdefault(ch, []).append((det, f"d{di}c{ord(ch)}_"))
         xparts = []
         xnames: dict[str, str] = {}
         for i, (cls, pat) in enumerate(extra):
@@ -214,8 +226,32 @@ class _Compiled:
         # any of them starts, so text without anchors costs one scan, not one per anchor
         words = [a.encode("ascii") for a in kept]
         self.any_anchor = re.compile(_trie_pattern(words)) if kept else None
-        self.native = _native_anchors(words)
-        self.pres = tuple(pres)
+        # the anchor found at a position names the detectors that may start there: those with an
+        # anchor it begins (each anchor begins with exactly one kept one)
+        self.det_words: dict[_Det, frozenset[bytes]] = {
+            det: frozenset(k.encode("ascii") for a in det.anchors for k in kept if a.startswith(k))
+            for det in dets}
+        # the literal pres apart: the native scan tells whether a text may hold one (made into
+        # bytes as the text is, so never missed); the regex ones (opt-in personal data) are
+        # always searched
+        self.pre_words = tuple(pre for pre in pres if isinstance(pre[0], str))
+        self.pres = tuple(pre for pre in pres if not isinstance(pre[0], str))
+        others = [w.encode("ascii", "replace").lower() for w, _lo, _hi in self.pre_words]
+        self.native = _native_anchors(words, others)
+
+    def gate(self, ch: str, word: bytes | None, scanned: bool) -> tuple[tuple[_Det, str], ...]:
+        """The detectors, in table order, that may start at a candidate position whose character is
+        ``ch``, where the anchor ``word`` starts (or none), and which the token-run or ``pre``
+        scans found (``scanned``): every detector declares how its matches start (see ``_Det``),
+        so the others cannot match there. Remembered per (ch, word, scanned): a few dozen."""
+        key = (ch, word, scanned)
+        dets = self.gates.get(key)
+        if dets is None:
+            dets = tuple(
+                (det, pfx) for det, pfx in self.alts.get(ch, ())
+                if (scanned and (det.run or det.pre is not None)) or word in self.det_words[det])
+            self.gates[key] = dets
+        return dets
 
     def single(self, ch: str, det: _Det, pfx: str) -> re.Pattern[str]:
         """One detector copy on its own (same group names), compiled lazily."""
@@ -226,15 +262,16 @@ class _Compiled:
             self.singles[pfx] = rx
         return rx
 
-    def anchor_starts(self, low: bytes) -> list[int]:
-        """Every position of ``low`` where an anchor starts, in no particular order.
+    def anchor_starts(self, low: bytes) -> tuple[list[int], bool]:
+        """Every position of ``low`` where an anchor starts, in no particular order, and whether
+        the text may hold a literal ``pre`` (False only when the native scan saw none).
 
         hyperscan when installed and allowed (``NATIVE_ANCHORS``), else one ``re`` search of the
         anchor trie: the same set of positions either way."""
         if self.native is not None and NATIVE_ANCHORS:
-            starts = self.native.starts(low)
-            if starts is not None:
-                return starts
+            native = self.native.starts(low)
+            if native is not None:
+                return native
         found: list[int] = []
         if self.any_anchor is not None:
             # searching again one past each hit reports overlapping anchors too
@@ -245,48 +282,60 @@ class _Compiled:
                 i = m.start()
                 add(i)
                 m = search(low, i + 1)
-        return found
+        return found, True
 
     def candidates(self, text: str) -> list[int]:
         """Sorted positions where some built-in detector may start."""
+        return self.scan(text)[0]
+
+    def scan(self, text: str) -> tuple[list[int], bytes, frozenset[int]]:
+        """The sorted candidate positions of ``text``, its lowered ASCII bytes (``gate`` reads the
+        anchor at a position there), and the positions the token-run and ``pre`` scans found."""
         # same length as text: every non-ASCII code point becomes one "?"
         low = text.encode("ascii", "replace").lower()
-        found = self.anchor_starts(low)
-        add = found.append
+        found, more = self.anchor_starts(low)
+        scanned: list[int] = []
         if self.run:
-            # a run of 16+ [A-Za-z0-9_.-]: tokens start at the run start, right
-            # after an escape (\n, \u0026, %0A), or at a ":" before it (Telegram)
-            runs = low.translate(_RUN_TABLE)
-            i = runs.find(_RUN_MIN)
-            while i >= 0:
-                add(i)
-                if i:
-                    prev = text[i - 1]
-                    if prev == "\\":
-                        add(i + 1)
-                        if low[i] == 0x75:  # \uXXXX
-                            add(i + 5)
-                    elif prev == "%":
-                        add(i + 2)
-                    elif prev == ":":
-                        add(i - 1)
-                e = runs.find(b" ", i)
-                if e < 0:
-                    break
-                i = runs.find(_RUN_MIN, e)
-        for rx, lo, hi in self.pres:
-            if isinstance(rx, str):  # a literal: str.find is the fastest scan there is
-                b = text.find(rx)
+            self._run_starts(text, low, scanned)
+        if more:
+            for word, lo, hi in self.pre_words:  # a literal: str.find is the fastest scan there is
+                b = text.find(word)
                 while b >= 0:
-                    found.extend(range(max(0, b - hi), b - lo + 1))
-                    b = text.find(rx, b + 1)
-                continue
+                    scanned.extend(range(max(0, b - hi), b - lo + 1))
+                    b = text.find(word, b + 1)
+        for rx, lo, hi in self.pres:
             for m in rx.finditer(text):
                 b = m.start()
-                found.extend(range(max(0, b - hi), b - lo + 1))
-        if len(found) > 1:
-            found = sorted(set(found))
-        return found
+                scanned.extend(range(max(0, b - hi), b - lo + 1))
+        if not scanned:
+            if len(found) > 1:
+                found = sorted(set(found))
+            return found, low, _NONE
+        return sorted(set(found).union(scanned)), low, frozenset(scanned)
+
+    @staticmethod
+    def _run_starts(text: str, low: bytes, found: list[int]) -> None:
+        """Add where a token may start in each run of 16+ [A-Za-z0-9_.-]: at the run start, right
+        after an escape (\\n, \\u0026, %0A), or at a ":" before it (Telegram)."""
+        add = found.append
+        runs = low.translate(_RUN_TABLE)
+        i = runs.find(_RUN_MIN)
+        while i >= 0:
+            add(i)
+            if i:
+                prev = text[i - 1]
+                if prev == "\\":
+                    add(i + 1)
+                    if low[i] == 0x75:  # \uXXXX
+                        add(i + 5)
+                elif prev == "%":
+                    add(i + 2)
+                elif prev == ":":
+                    add(i - 1)
+            e = runs.find(b" ", i)
+            if e < 0:
+                break
+            i = runs.find(_RUN_MIN, e)
 
 
 @lru_cache(maxsize=32)
@@ -334,29 +383,23 @@ class Redactor:
 
     # -- internals --------------------------------------------------------
 
-    def _match_at(self, text: str, p: int, *, refine: bool = True
+    def _match_at(self, text: str, p: int, low: bytes, scanned: bool, *, refine: bool = True
                   ) -> tuple[_Det, tuple[str, int, int] | list[tuple[str, int, int]]] | None:
         """The first detector that matches at ``p`` *and* passes its checks.
 
-        The combined regex reports the first alternative that matches; when
-        its check rejects the value, the later alternatives for the same first
-        character are tried one by one.
+        The detectors that may start at ``p`` (``gate``) are tried in table order, so a match
+        whose check rejects its value does not hide a later detector matching there.
+        ``scanned``: the token-run or ``pre`` scans found ``p``.
         """
-        m = self._c.rx.match(text, p)
-        if m is None:
-            return None
-        det, pfx, _cls = self._c.by_index[m.lastindex]  # type: ignore[index]
-        r = self._finish(m, text, det, pfx, refine=refine)
-        if r is not None:
-            return det, r
+        c = self._c
         ch = text[p]
-        alts = self._c.alts[ch]
-        for det2, pfx2 in alts[alts.index((det, pfx)) + 1:]:
-            m2 = self._c.single(ch, det2, pfx2).match(text, p)
-            if m2 is not None:
-                r = self._finish(m2, text, det2, pfx2, refine=refine)
+        word = c.any_anchor.match(low, p) if c.any_anchor is not None else None
+        for det, pfx in c.gate(ch, word.group() if word is not None else None, scanned):
+            m = c.single(ch, det, pfx).match(text, p)
+            if m is not None:
+                r = self._finish(m, text, det, pfx, refine=refine)
                 if r is not None:
-                    return det2, r
+                    return det, r
         return None
 
     def _finish(self, m: re.Match[str], text: str, det: _Det, pfx: str, *, refine: bool = True
@@ -398,7 +441,7 @@ class Redactor:
     def _spans(self, text: str, *, refine: bool = True) -> list[tuple[int, int, str]]:
         """All detections as (start, end, class), in discovery order."""
         spans: list[tuple[int, int, str]] = []
-        cands = self._c.candidates(text)
+        cands, low, scanned = self._c.scan(text)
         if cands:
             match_at = self._match_at
             # candidates inside an already redacted secret are skipped; the
@@ -410,7 +453,7 @@ class Redactor:
                     blocked = [b for b in blocked if b[1] > p]
                     if any(b[0] <= p for b in blocked):
                         continue
-                found = match_at(text, p, refine=refine)
+                found = match_at(text, p, low, p in scanned, refine=refine)
                 if found is None:
                     continue
                 r = found[1]
@@ -461,11 +504,11 @@ class Redactor:
 
     def _refine(self, value: str, cls: str) -> str:
         """Name a contextual detection after the vendor token it contains."""
-        cands = self._c.candidates(value)
+        cands, low, scanned = self._c.scan(value)
         if not cands:
             return cls
         for p in cands:
-            found = self._match_at(value, p, refine=False)
+            found = self._match_at(value, p, low, p in scanned, refine=False)
             if found is None:
                 continue
             det, r = found

@@ -334,7 +334,8 @@ def make_form(cls: str, rng: random.Random) -> tuple[str, str]:
 
 class EveryPosition:
     """Stands in for a Redactor's compiled detector set with no prefilter at all (every position
-    is a candidate), so that tests can prove the prefilter drops no match."""
+    is a candidate, and every detector starting with its character is tried there, in table
+    order), so that tests can prove the prefilter and the gating drop no match."""
 
     def __init__(self, compiled):
         self._compiled = compiled
@@ -344,3 +345,10 @@ class EveryPosition:
 
     def candidates(self, text):
         return list(range(len(text)))
+
+    def scan(self, text):
+        everywhere = list(range(len(text)))
+        return everywhere, text.encode("ascii", "replace").lower(), frozenset(everywhere)
+
+    def gate(self, ch, word, scanned):
+        return tuple(self._compiled.alts.get(ch, ()))

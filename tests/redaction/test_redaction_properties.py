@@ -129,8 +129,8 @@ def test_redact_then_truncate_leaves_no_half_secret(prefix, suffix, seed):
 
 
 # ---------------------------------------------------------------------------
-# The prefilter is exact: trying the combined regex at every position finds
-# exactly what the anchor/run candidates find.
+# The prefilter is exact: trying every detector at every position finds
+# exactly what the anchor/run candidates and the gated detectors find.
 # ---------------------------------------------------------------------------
 
 def _bruteforce(personal: bool = False):
