@@ -423,15 +423,10 @@ class Entry:
                    compile_paths(spec.get("timestamp")), compile_paths(spec.get("result_timestamp")))
 
 
-class Step(NamedTuple):
-    """One block to write: its type name, what it says (None for a type the mapping has no rule
-    for), the role of its text, its time and (tool_exchange) its result's time."""
-
-    name: str
-    part: Part | None
-    role: str
-    ts: str | None
-    result_ts: str | None
+# One block to write: its type name, what it says (None for a type the mapping has no rule for),
+# the role of its text, its time and (tool_exchange) its result's time. A plain tuple, not a named
+# one: one is made for every content block, and a named tuple's constructor is a Python call.
+Step = tuple[str, "Part | None", str, "str | None", "str | None"]
 
 
 class Privacy:
@@ -1140,19 +1135,19 @@ class SessionBuilder:
                     if block.kind in ("text", "reasoning", "placeholder") and not holds(value):
                         continue
                     if block.kind == "text" and c.is_block_list(value):
-                        steps.extend(Step(*c.part_of(sub), text_role, at, result_at) for sub in value)
+                        steps.extend((*c.part_of(sub), text_role, at, result_at) for sub in value)
                         continue
                 if block.kind in ("tool_call", "tool_exchange") and not holds(first_present(item, block.tool_name)):
                     continue
                 if block.kind == "tool_result" and not holds(c.read(item, block.field)) \
                         and not holds(first_present(item, block.result_link)):
                     continue
-                steps.append(Step(block.kind, block(c, item), text_role, at, result_at))
+                steps.append((block.kind, block(c, item), text_role, at, result_at))
         return steps
 
     def _blocks(self, role: str, blocks: list, ts: str | None, where: Where) -> None:
         part_of = self.c.part_of
-        self._steps([Step(*part_of(item), role, ts, ts) for item in blocks], where)
+        self._steps([(*part_of(item), role, ts, ts) for item in blocks], where)
 
     def _steps(self, steps: list[Step], where: Where) -> None:
         """Write blocks in order: consecutive texts of one role and time join into one record,
