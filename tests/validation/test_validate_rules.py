@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .strategies import record_lists
+from .strategies import record_lists, timestamps
 from .support import BUNDLED_SCHEMA, REPO, RUNTIME_FILE
 
 TS_OK = [
@@ -320,3 +320,29 @@ def test_module_loads_as_package_member():
                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["cleaner_runtime.validate", "compiled"]
+
+
+_utc_like = st.from_regex(r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,4})?Z\Z")
+_near_utc = st.builds(lambda t, i, c: t[:i] + c + t[i + 1:], _utc_like, st.integers(0, 25),
+                      st.sampled_from(list("09TZz:.-+ \n\u0662\uff10")) | st.just(""))
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(_utc_like | _near_utc | timestamps)
+def test_utc_fast_path_agrees_with_the_full_parser(rt, value):
+    """The fast path for the UTC form cleaners write either declines or gives the full parser's key;
+    so ``_parse_timestamp`` gives the full parser's answer, message included."""
+    if not isinstance(value, str):
+        return
+    full = rt._parse_any_timestamp(value)
+    fast = rt._utc_instant(value)
+    assert fast is None or fast == full[0]
+    assert rt._parse_timestamp(value) == full
+
+
+def test_utc_fast_path_takes_the_usual_form(rt):
+    for value in ("2026-05-16T09:00:00Z", "2026-05-28T20:26:47.666Z", "2024-02-29T23:59:59.100Z"):
+        assert rt._utc_instant(value) == rt._parse_any_timestamp(value)[0] is not None
+    for value in ("2026-02-29T00:00:00Z", "2026-05-16T24:00:00Z", "2026-05-16T09:00:60Z", "2026-05-16T11:00:00+02:00"):
+        assert rt._utc_instant(value) is None
