@@ -742,7 +742,9 @@ class _Session:
                 instant(prev_key)
                 instant_at(index)
             else:
-                key = _parse_timestamp(ts)[0]
+                key = _utc_instant(ts)
+                if key is None:
+                    key = _parse_any_timestamp(ts)[0]
                 if key is None:
                     untimed(index)
                 else:
