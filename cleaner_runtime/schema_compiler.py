@@ -116,10 +116,22 @@ _TYPE_EXPRS = {
 }
 # How many subschemas deep one generated function writes out (deeper ones are calls).
 _INLINE_DEPTH = 8
+# Up to how many keys a required or closed object is tested with `in`, key by key.
+_FEW_KEYS = 8
 
 
 def _indent(lines: list[str], levels: int = 1) -> list[str]:
     return ["    " * levels + line for line in lines]
+
+
+def _has_keys(var: str, keys: frozenset, source: "_Source") -> str:
+    """An expression true when the dict in ``var`` holds every one of ``keys`` (a few `in` tests beat
+    comparing its keys view with a set)."""
+    if not keys:
+        return "True"
+    if len(keys) > _FEW_KEYS:
+        return f"{var}.keys() >= {source.name(keys)}"
+    return "(" + " and ".join(f"{source.name(k)} in {var}" for k in sorted(keys)) + ")"
 
 
 def _guard(test: str, checked: bool, lines: list[str]) -> list[str]:
@@ -559,7 +571,7 @@ class _Compiler:
             return None  # a lone $ref is the check of its target (see _all_of)
         risks = self.risks
         source = _Source()
-        body = self._emit_node(node, keys, "x", source, [node])
+        body = self._emit_node(node, keys, "x", source, [node], frozenset())
         if self.risks != risks:
             return None
         return source.function(body)
@@ -600,8 +612,9 @@ class _Compiler:
                 return None  # _compile_node raises it, as before
         return keys
 
-    def _emit(self, node: Any, var: str, source: "_Source", stack: list) -> list[str]:
-        """Lines that ``return False`` when the value in ``var`` fails ``node``."""
+    def _emit(self, node: Any, var: str, source: "_Source", stack: list, known: frozenset) -> list[str]:
+        """Lines that ``return False`` when the value in ``var`` fails ``node``; ``known``: the
+        variables that hold a dict wherever these lines run (their type is tested already)."""
         if node is True:
             return []
         if node is False:
@@ -614,9 +627,10 @@ class _Compiler:
             if fn is _false:
                 return ["return False"]
             return [f"if not {source.name(fn)}({var}): return False"]
-        return self._emit_node(node, keys, var, source, [*stack, node])
+        return self._emit_node(node, keys, var, source, [*stack, node], known)
 
-    def _emit_node(self, node: dict, keys: set[str], var: str, source: "_Source", stack: list) -> list[str]:
+    def _emit_node(self, node: dict, keys: set[str], var: str, source: "_Source", stack: list,
+                   known: frozenset) -> list[str]:
         """The keywords of ``node`` in the order ``_compile_node`` checks them."""
         lines: list[str] = []
         types = node.get("type")
@@ -624,14 +638,15 @@ class _Compiler:
         if type_list is not None:
             test = " or ".join(_TYPE_EXPRS[t].format(var) for t in type_list) or "False"
             lines.append(f"if not ({test}): return False")
+            if type_list == ["object"]:
+                known = known | {var}
         if keys & _OBJECT_KEYS:
-            lines += _guard(f"isinstance({var}, dict)", type_list == ["object"],
-                            self._emit_object(node, var, source, stack))
+            lines += _guard(f"isinstance({var}, dict)", var in known, self._emit_object(node, var, source, stack, known))
         if keys & _STRING_KEYS:
             lines += _guard(f"isinstance({var}, str)", type_list == ["string"], self._emit_string(node, var, source))
         if keys & _ARRAY_KEYS:
             lines += _guard(f"isinstance({var}, list)", type_list == ["array"],
-                            self._emit_array(node, var, source, stack))
+                            self._emit_array(node, var, source, stack, known))
         if "const" in keys:
             const = node["const"]
             if isinstance(const, str):
@@ -644,33 +659,33 @@ class _Compiler:
             lines.append(f"if not (isinstance({var}, str) and {var} in {source.name(frozenset(node['enum']))}): "
                          "return False")
         if "$ref" in keys:
-            lines += self._emit(_resolve_pointer(self.root, node["$ref"]), var, source, stack)
+            lines += self._emit(_resolve_pointer(self.root, node["$ref"]), var, source, stack, known)
         for sub in node.get("allOf", []):
-            lines += self._emit(sub, var, source, stack)
+            lines += self._emit(sub, var, source, stack, known)
         if "if" in keys:
-            condition = self._condition(node["if"], var, source)
-            then = self._emit(node["then"], var, source, stack) if "then" in node else []
-            other = self._emit(node["else"], var, source, stack) if "else" in node else []
+            condition = self._condition(node["if"], var, source, known)
+            then = self._emit(node["then"], var, source, stack, known) if "then" in node else []
+            other = self._emit(node["else"], var, source, stack, known) if "else" in node else []
             if then or other:
                 lines += [f"if {condition}:", *_indent(then or ["pass"]), "else:", *_indent(other or ["pass"])]
         return lines
 
-    def _emit_object(self, node: dict, var: str, source: "_Source", stack: list) -> list[str]:
+    def _emit_object(self, node: dict, var: str, source: "_Source", stack: list, known: frozenset) -> list[str]:
         required = frozenset(node.get("required", []))
         props = node.get("properties", {})
         addl = node.get("additionalProperties", True)
         lines = []
         if required:
-            lines.append(f"if not {var}.keys() >= {source.name(required)}: return False")
+            lines.append(f"if not {_has_keys(var, required, source)}: return False")
         if "minProperties" in node:
             lines.append(f"if len({var}) < {source.name(node['minProperties'])}: return False")
         if "maxProperties" in node:
             lines.append(f"if len({var}) > {source.name(node['maxProperties'])}: return False")
         if addl is False:
-            lines.append(f"if not {var}.keys() <= {source.name(frozenset(props))}: return False")
+            lines.append(self._closed_test(var, required, frozenset(props), source))
         for name, sub in props.items():
             value = source.variable()
-            check = self._emit(sub, value, source, stack)
+            check = self._emit(sub, value, source, stack, known)
             if not check:
                 continue
             if name in required:  # present: the line above made sure
@@ -680,11 +695,23 @@ class _Compiler:
                           f"if {value} is not _MISSING:", *_indent(check)]
         if addl is not True and addl is not False:
             key, value = source.variable(), source.variable()
-            check = self._emit(addl, value, source, stack)
+            check = self._emit(addl, value, source, stack, known)
             if check:
                 lines += [f"for {key}, {value} in {var}.items():",
                           f"    if {key} not in {source.name(frozenset(props))}:", *_indent(check, 2)]
         return lines
+
+    @staticmethod
+    def _closed_test(var: str, required: frozenset, allowed: frozenset, source: "_Source") -> str:
+        """The line that returns False when ``var`` has a key outside ``allowed``, run once it is known
+        to hold every ``required`` key. Those that are allowed as well are then among its keys, so it
+        has no other key exactly when its size is their number plus that of the optional keys it holds:
+        a few `in` tests, not a comparison of its keys view with a set."""
+        optional = allowed - required
+        if not required <= allowed or len(optional) > _FEW_KEYS:
+            return f"if not {var}.keys() <= {source.name(allowed)}: return False"
+        size = " + ".join([str(len(required)), *(f"({source.name(k)} in {var})" for k in sorted(optional))])
+        return f"if len({var}) != {size}: return False"
 
     @staticmethod
     def _emit_string(node: dict, var: str, source: "_Source") -> list[str]:
@@ -697,7 +724,7 @@ class _Compiler:
             lines.append(f"if {source.name(re.compile(node['pattern']).search)}({var}) is None: return False")
         return lines
 
-    def _emit_array(self, node: dict, var: str, source: "_Source", stack: list) -> list[str]:
+    def _emit_array(self, node: dict, var: str, source: "_Source", stack: list, known: frozenset) -> list[str]:
         lines = []
         if "minItems" in node:
             lines.append(f"if len({var}) < {source.name(node['minItems'])}: return False")
@@ -705,18 +732,19 @@ class _Compiler:
             lines.append(f"if len({var}) > {source.name(node['maxItems'])}: return False")
         if "items" in node:
             item = source.variable()
-            check = self._emit(node["items"], item, source, stack)
+            check = self._emit(node["items"], item, source, stack, known)
             if check:
                 lines += [f"for {item} in {var}:", *_indent(check)]
         return lines
 
-    def _condition(self, node: Any, var: str, source: "_Source") -> str:
+    def _condition(self, node: Any, var: str, source: "_Source", known: frozenset) -> str:
         """An expression true when ``var`` passes ``node`` (the ``if`` of if/then/else): written
         out for the usual "has these keys", else a call of the node's check."""
         if isinstance(node, dict) and {k for k in node if k not in _ANNOTATIONS} == {"required"}:
             required = node["required"]
             if isinstance(required, list) and all(isinstance(r, str) for r in required):
-                return f"(not isinstance({var}, dict) or {var}.keys() >= {source.name(frozenset(required))})"
+                has_keys = _has_keys(var, frozenset(required), source)
+                return has_keys if var in known else f"(not isinstance({var}, dict) or {has_keys})"
         return f"{source.name(self.compile(node))}({var})"
 
 

@@ -59,6 +59,10 @@ GENERATED_SCHEMAS = [
                                       "c": {"oneOf": [{"type": "string"}, {"minLength": 2}]}, "d": {"enum": [1, "1"]}}},
     {"type": ["object", "array"], "properties": {"a": {"type": "integer"}}, "items": {"type": "null"}},
     {"enum": ["a", "b"], "const": "a"},
+    {"type": "object", "required": ["a", "e"], "properties": {"a": {}, "b": {}}, "additionalProperties": False},
+    {"type": "object", "required": ["a", "b"], "properties": {"a": {}, "b": {}}, "additionalProperties": False},
+    {"type": "object", "if": {"required": ["a", "b"]}, "then": {"required": ["c"]},
+     "else": {"properties": {"a": {"type": "string"}}, "additionalProperties": False}},
     _DEEP,
 ]
 
@@ -70,8 +74,10 @@ _values = st.recursive(
 )
 
 
+@pytest.mark.parametrize("few_keys", [8, 0])  # 0: keys tested as a keys view, not key by key
 @pytest.mark.parametrize("index", range(len(GENERATED_SCHEMAS)))
-def test_generated_checks_give_jsonschemas_verdicts(compiler, index):
+def test_generated_checks_give_jsonschemas_verdicts(compiler, monkeypatch, index, few_keys):
+    monkeypatch.setattr(compiler, "_FEW_KEYS", few_keys)
     schema = GENERATED_SCHEMAS[index]
     jsv = jsonschema.Draft202012Validator(schema)
     check = compiler.compile_document(schema, jsv)
