@@ -721,7 +721,15 @@ class _Compiler:
         if "maxLength" in node:
             lines.append(f"if len({var}) > {source.name(node['maxLength'])}: return False")
         if "pattern" in node:
-            lines.append(f"if {source.name(re.compile(node['pattern']).search)}({var}) is None: return False")
+            # A regular expression costs more than the rest of a record's check, and records of one
+            # event share their timestamp: the last string that matched is remembered (an exact str
+            # only, which compares as its characters do).
+            search, last = source.name(re.compile(node["pattern"]).search), source.name([None])
+            lines += [f"if type({var}) is str:",
+                      f"    if {var} != {last}[0]:",
+                      f"        if {search}({var}) is None: return False",
+                      f"        {last}[0] = {var}",
+                      f"elif {search}({var}) is None: return False"]
         return lines
 
     def _emit_array(self, node: dict, var: str, source: "_Source", stack: list, known: frozenset) -> list[str]:

@@ -100,3 +100,19 @@ def test_checks_that_may_raise_are_not_generated(compiler):
     for schema in (recursive, fallback):
         check = compiler.compile_document(schema, jsonschema.Draft202012Validator(schema))
         assert not hasattr(check, "source")
+
+
+def test_pattern_remembers_only_the_last_exact_string_that_matched(compiler):
+    class Liar(str):
+        def __eq__(self, other):
+            return True
+
+        def __ne__(self, other):
+            return False
+
+        __hash__ = str.__hash__
+
+    schema = {"type": "object", "properties": {"t": {"type": "string", "pattern": "^[a-z]+$"}}}
+    check = compiler.compile_document(schema, jsonschema.Draft202012Validator(schema))
+    verdicts = [check({"t": t}) for t in ("ab", "ab", "Ab", "ab", Liar("AB"), "ab", Liar("ab"), "A1", "A1")]
+    assert verdicts == [True, True, False, True, False, True, True, False, False]
