@@ -4,7 +4,8 @@ Whole-list ``jsonschema`` validation runs at a few thousand records per second; 
 validates every session it writes, so the loaded schema is compiled once, at start-up, keyword
 by keyword (JSON Schema 2020-12, the subset the trajectory schema and its likely edits use) into
 closures, and records are dispatched on their ``role`` when a ``oneOf`` is discriminated by a
-constant. A subschema the compiler does not know is handed to ``jsonschema`` itself
+constant. A node of only common keywords (a record's shape, say) becomes instead one generated
+straight-line Python function with its subschemas written out inline (``_Compiler._generate``). A subschema the compiler does not know is handed to ``jsonschema`` itself
 (``fallback_nodes`` counts them), and a schema it cannot take apart safely (another dialect,
 dynamic scope, nested resources, keywords at the root beyond a list's) raises ``Unsupported``:
 the validator then applies ``jsonschema`` to the whole list. Either way the verdict is the one
@@ -152,7 +153,7 @@ class _Source:
         self.variables = 0
 
     def name(self, value: Any) -> str:
-        """A global name of the function bound to ``value`` (one name per object)."""
+        """The global name under which the generated function sees ``value`` (one per object)."""
         if id(value) not in self.names:
             name = f"_c{len(self.names)}"
             self.names[id(value)] = name
