@@ -4,7 +4,8 @@ Whole-list ``jsonschema`` validation runs at a few thousand records per second; 
 validates every session it writes, so the loaded schema is compiled once, at start-up, keyword
 by keyword (JSON Schema 2020-12, the subset the trajectory schema and its likely edits use) into
 closures, and records are dispatched on their ``role`` when a ``oneOf`` is discriminated by a
-constant. A subschema the compiler does not know is handed to ``jsonschema`` itself
+constant. A node of only common keywords (a record's shape, say) becomes instead one generated
+straight-line Python function with its subschemas written out inline (``_Compiler._generate``). A subschema the compiler does not know is handed to ``jsonschema`` itself
 (``fallback_nodes`` counts them), and a schema it cannot take apart safely (another dialect,
 dynamic scope, nested resources, keywords at the root beyond a list's) raises ``Unsupported``:
 the validator then applies ``jsonschema`` to the whole list. Either way the verdict is the one
@@ -100,6 +101,77 @@ _TYPE_TESTS: dict[str, Callable[[Any], bool]] = {
 }
 
 
+# What the generator writes out (``_Compiler._generate``); a node with any other keyword is built
+# from closures.
+_GENERATED_KEYS = _OBJECT_KEYS | _STRING_KEYS | _ARRAY_KEYS | {"type", "const", "enum", "$ref", "allOf", "if",
+                                                              "then", "else"}
+# The type tests of _TYPE_TESTS, as expressions.
+_TYPE_EXPRS = {
+    "object": "isinstance({0}, dict)",
+    "array": "isinstance({0}, list)",
+    "string": "isinstance({0}, str)",
+    "null": "{0} is None",
+    "boolean": "isinstance({0}, bool)",
+    "integer": "_is_integer({0})",
+    "number": "_is_number({0})",
+}
+# How many subschemas deep one generated function writes out (deeper ones are calls).
+_INLINE_DEPTH = 8
+# Up to how many keys a required or closed object is tested with `in`, key by key.
+_FEW_KEYS = 8
+
+
+def _indent(lines: list[str], levels: int = 1) -> list[str]:
+    return ["    " * levels + line for line in lines]
+
+
+def _has_keys(var: str, keys: frozenset, source: "_Source") -> str:
+    """An expression true when the dict in ``var`` holds every one of ``keys`` (a few `in` tests beat
+    comparing its keys view with a set)."""
+    if not keys:
+        return "True"
+    if len(keys) > _FEW_KEYS:
+        return f"{var}.keys() >= {source.name(keys)}"
+    return "(" + " and ".join(f"{source.name(k)} in {var}" for k in sorted(keys)) + ")"
+
+
+def _guard(test: str, checked: bool, lines: list[str]) -> list[str]:
+    """``lines`` (checks of one JSON type) run only when ``test`` holds, unless ``checked``: the
+    node's ``type`` already returned False when it does not."""
+    if not lines or checked:
+        return lines
+    return [f"if {test}:", *_indent(lines)]
+
+
+class _Source:
+    """The source of one generated check function and the values its lines name."""
+
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {"_MISSING": _MISSING, "_equal": _equal, "_is_integer": _is_integer,
+                                          "_is_number": _is_number}
+        self.names: dict[int, str] = {}
+        self.variables = 0
+
+    def name(self, value: Any) -> str:
+        """The global name under which the generated function sees ``value`` (one per object)."""
+        if id(value) not in self.names:
+            name = f"_c{len(self.names)}"
+            self.names[id(value)] = name
+            self.namespace[name] = value
+        return self.names[id(value)]
+
+    def variable(self) -> str:
+        self.variables += 1
+        return f"v{self.variables}"
+
+    def function(self, body: list[str]) -> Callable[[Any], bool]:
+        text = "\n".join(["def check(x):", *_indent(body), "    return True", ""])
+        exec(compile(text, "<schema_compiler>", "exec"), self.namespace)  # noqa: S102 - our own generated code
+        check = self.namespace["check"]
+        check.source = text
+        return check
+
+
 class Unsupported(Exception):
     """The schema (or a node of it) is beyond what the compiler takes apart with certainty."""
 
@@ -174,30 +246,43 @@ class _Compiler:
         self.in_progress: dict[int, list] = {}
         self.fallback_nodes = 0
         self.discriminators: dict[int, tuple[str, dict[str, Any]]] = {}
+        #: how many checks made so far may raise rather than answer (a jsonschema fallback, a
+        #: recursive reference), and the nodes whose checks contain one (see ``_generate``)
+        self.risks = 0
+        self.risky: set[int] = set()
 
     # -- entry point per node ------------------------------------------------
     def compile(self, node: Any) -> Callable[[Any], bool]:
         key = id(node)
         if key in self.memo:
+            if key in self.risky:
+                self.risks += 1
             return self.memo[key]
         if key in self.in_progress:  # recursive schema: late-bound indirection
+            self.risks += 1  # (deep data can end in a RecursionError)
             cell = self.in_progress[key]
             return lambda x: cell[0](x)
         cell: list = [None]
         self.in_progress[key] = cell
+        risks = self.risks
         try:
             try:
-                fn = self._compile_node(node)
+                fn = self._generate(node)
+                if fn is None:
+                    fn = self._compile_node(node)
             except Unsupported:
                 fn = self._fallback(node)
         finally:
             del self.in_progress[key]
+        if self.risks != risks:
+            self.risky.add(key)
         cell[0] = fn
         self.memo[key] = fn
         return fn
 
     def _fallback(self, node: Any) -> Callable[[Any], bool]:
         self.fallback_nodes += 1
+        self.risks += 1  # jsonschema may raise (an unresolvable $ref, say)
         return self.jsv.evolve(schema=node).is_valid
 
     # -- node ------------------------------------------------------------------
@@ -470,6 +555,206 @@ class _Compiler:
 
                 return dispatch
         return generic
+
+    # -- straight-line code ------------------------------------------------------
+    # A node whose keywords are all common ones (objects, strings, arrays, const, $ref, allOf,
+    # if/then/else) becomes one generated Python function, with its subschemas written out inline
+    # (``type`` as an isinstance test, a property as a lookup), as fastjsonschema does: a record is
+    # then judged in one call instead of one closure call per keyword and property. Anything else
+    # in a subschema is a call to that subschema's closure. The code tests exactly what the
+    # closures test, in another order: so a node is only generated when nothing it calls can raise
+    # (no jsonschema fallback, no recursive reference), where order cannot change the answer.
+
+    def _generate(self, node: Any) -> Callable[[Any], bool] | None:
+        """``node``'s check as one generated function, or None to build it from closures."""
+        keys = self._generated_keys(node)
+        if keys is None or keys <= {"$ref"}:
+            return None  # a lone $ref is the check of its target (see _all_of)
+        risks = self.risks
+        source = _Source()
+        body = self._emit_node(node, keys, "x", source, [node], frozenset())
+        if self.risks != risks:
+            return None
+        return source.function(body)
+
+    def _generated_keys(self, node: Any) -> set[str] | None:
+        """The keywords of ``node`` when the generator writes all of them, else None (the node is
+        then compiled by ``_compile_node``, which raises ``Unsupported`` where that is due)."""
+        if not isinstance(node, dict):
+            return None
+        keys = {k for k in node if k not in _ANNOTATIONS}
+        if node is self.root:
+            keys -= {"$schema", "$id"}
+        if not keys <= _GENERATED_KEYS:
+            return None
+        types = node.get("type", [])
+        if not all(t in _TYPE_EXPRS for t in ([types] if isinstance(types, str) else types)):
+            return None
+        required = node.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            return None
+        if not isinstance(node.get("properties", {}), dict) or not isinstance(node.get("allOf", []), list):
+            return None
+        if "enum" in keys:
+            enum = node["enum"]
+            if not isinstance(enum, list) or not enum or not all(isinstance(e, str) for e in enum):
+                return None  # kept by _enum_check
+        ref = node.get("$ref", "#")
+        if not isinstance(ref, str):
+            return None
+        try:
+            _resolve_pointer(self.root, ref)
+        except Unsupported:
+            return None
+        if "pattern" in keys:
+            try:
+                re.compile(node["pattern"])
+            except (re.error, TypeError):
+                return None  # _compile_node raises it, as before
+        return keys
+
+    def _emit(self, node: Any, var: str, source: "_Source", stack: list, known: frozenset) -> list[str]:
+        """Lines that ``return False`` when the value in ``var`` fails ``node``; ``known``: the
+        variables that hold a dict wherever these lines run (their type is tested already)."""
+        if node is True:
+            return []
+        if node is False:
+            return ["return False"]
+        keys = self._generated_keys(node)
+        if keys is None or len(stack) > _INLINE_DEPTH or any(n is node for n in stack):
+            fn = self.compile(node)
+            if fn is _true:
+                return []
+            if fn is _false:
+                return ["return False"]
+            return [f"if not {source.name(fn)}({var}): return False"]
+        return self._emit_node(node, keys, var, source, [*stack, node], known)
+
+    def _emit_node(self, node: dict, keys: set[str], var: str, source: "_Source", stack: list,
+                   known: frozenset) -> list[str]:
+        """The keywords of ``node`` in the order ``_compile_node`` checks them."""
+        lines: list[str] = []
+        types = node.get("type")
+        type_list = None if types is None else [types] if isinstance(types, str) else list(types)
+        if type_list is not None:
+            test = " or ".join(_TYPE_EXPRS[t].format(var) for t in type_list) or "False"
+            lines.append(f"if not ({test}): return False")
+            if type_list == ["object"]:
+                known = known | {var}
+        if keys & _OBJECT_KEYS:
+            lines += _guard(f"isinstance({var}, dict)", var in known, self._emit_object(node, var, source, stack, known))
+        if keys & _STRING_KEYS:
+            lines += _guard(f"isinstance({var}, str)", type_list == ["string"], self._emit_string(node, var, source))
+        if keys & _ARRAY_KEYS:
+            lines += _guard(f"isinstance({var}, list)", type_list == ["array"],
+                            self._emit_array(node, var, source, stack, known))
+        if "const" in keys:
+            const = node["const"]
+            if isinstance(const, str):
+                lines.append(f"if not {var} == {source.name(const)}: return False")
+            elif const is None:
+                lines.append(f"if {var} is not None: return False")
+            else:
+                lines.append(f"if not _equal({var}, {source.name(const)}): return False")
+        if "enum" in keys:
+            lines.append(f"if not (isinstance({var}, str) and {var} in {source.name(frozenset(node['enum']))}): "
+                         "return False")
+        if "$ref" in keys:
+            lines += self._emit(_resolve_pointer(self.root, node["$ref"]), var, source, stack, known)
+        for sub in node.get("allOf", []):
+            lines += self._emit(sub, var, source, stack, known)
+        if "if" in keys:
+            condition = self._condition(node["if"], var, source, known)
+            then = self._emit(node["then"], var, source, stack, known) if "then" in node else []
+            other = self._emit(node["else"], var, source, stack, known) if "else" in node else []
+            if then or other:
+                lines += [f"if {condition}:", *_indent(then or ["pass"]), "else:", *_indent(other or ["pass"])]
+        return lines
+
+    def _emit_object(self, node: dict, var: str, source: "_Source", stack: list, known: frozenset) -> list[str]:
+        required = frozenset(node.get("required", []))
+        props = node.get("properties", {})
+        addl = node.get("additionalProperties", True)
+        lines = []
+        if required:
+            lines.append(f"if not {_has_keys(var, required, source)}: return False")
+        if "minProperties" in node:
+            lines.append(f"if len({var}) < {source.name(node['minProperties'])}: return False")
+        if "maxProperties" in node:
+            lines.append(f"if len({var}) > {source.name(node['maxProperties'])}: return False")
+        if addl is False:
+            lines.append(self._closed_test(var, required, frozenset(props), source))
+        for name, sub in props.items():
+            value = source.variable()
+            check = self._emit(sub, value, source, stack, known)
+            if not check:
+                continue
+            if name in required:  # present: the line above made sure
+                lines += [f"{value} = {var}[{source.name(name)}]", *check]
+            else:
+                lines += [f"{value} = {var}.get({source.name(name)}, _MISSING)",
+                          f"if {value} is not _MISSING:", *_indent(check)]
+        if addl is not True and addl is not False:
+            key, value = source.variable(), source.variable()
+            check = self._emit(addl, value, source, stack, known)
+            if check:
+                lines += [f"for {key}, {value} in {var}.items():",
+                          f"    if {key} not in {source.name(frozenset(props))}:", *_indent(check, 2)]
+        return lines
+
+    @staticmethod
+    def _closed_test(var: str, required: frozenset, allowed: frozenset, source: "_Source") -> str:
+        """The line that returns False when ``var`` has a key outside ``allowed``, run once it is known
+        to hold every ``required`` key. Those that are allowed as well are then among its keys, so it
+        has no other key exactly when its size is their number plus that of the optional keys it holds:
+        a few `in` tests, not a comparison of its keys view with a set."""
+        optional = allowed - required
+        if not required <= allowed or len(optional) > _FEW_KEYS:
+            return f"if not {var}.keys() <= {source.name(allowed)}: return False"
+        size = " + ".join([str(len(required)), *(f"({source.name(k)} in {var})" for k in sorted(optional))])
+        return f"if len({var}) != {size}: return False"
+
+    @staticmethod
+    def _emit_string(node: dict, var: str, source: "_Source") -> list[str]:
+        lines = []
+        if "minLength" in node:
+            lines.append(f"if len({var}) < {source.name(node['minLength'])}: return False")
+        if "maxLength" in node:
+            lines.append(f"if len({var}) > {source.name(node['maxLength'])}: return False")
+        if "pattern" in node:
+            # A regular expression costs more than the rest of a record's check, and records of one
+            # event share their timestamp: the last string that matched is remembered (an exact str
+            # only, which compares as its characters do).
+            search, last = source.name(re.compile(node["pattern"]).search), source.name([None])
+            lines += [f"if type({var}) is str:",
+                      f"    if {var} != {last}[0]:",
+                      f"        if {search}({var}) is None: return False",
+                      f"        {last}[0] = {var}",
+                      f"elif {search}({var}) is None: return False"]
+        return lines
+
+    def _emit_array(self, node: dict, var: str, source: "_Source", stack: list, known: frozenset) -> list[str]:
+        lines = []
+        if "minItems" in node:
+            lines.append(f"if len({var}) < {source.name(node['minItems'])}: return False")
+        if "maxItems" in node:
+            lines.append(f"if len({var}) > {source.name(node['maxItems'])}: return False")
+        if "items" in node:
+            item = source.variable()
+            check = self._emit(node["items"], item, source, stack, known)
+            if check:
+                lines += [f"for {item} in {var}:", *_indent(check)]
+        return lines
+
+    def _condition(self, node: Any, var: str, source: "_Source", known: frozenset) -> str:
+        """An expression true when ``var`` passes ``node`` (the ``if`` of if/then/else): written
+        out for the usual "has these keys", else a call of the node's check."""
+        if isinstance(node, dict) and {k for k in node if k not in _ANNOTATIONS} == {"required"}:
+            required = node["required"]
+            if isinstance(required, list) and all(isinstance(r, str) for r in required):
+                has_keys = _has_keys(var, frozenset(required), source)
+                return has_keys if var in known else f"(not isinstance({var}, dict) or {has_keys})"
+        return f"{source.name(self.compile(node))}({var})"
 
 
 @dataclass(frozen=True)

@@ -396,8 +396,62 @@ def _month_start(year: int, month: int) -> int:
     return _dt.date(year, month, 1).toordinal() - 1
 
 
+# The form cleaners write (UTC, "Z", an optional fraction), read without a regular expression (whose
+# call alone costs more than the rest): the minute is checked, and its start computed, once per minute
+# (most timestamps of a session fall in a few thousand minutes), the seconds looked up, the fraction
+# tested with str methods. Exactly the strings _TS_UTC_RE matches take this path.
+_TS_UTC_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](?:\.[0-9]+)?Z")
+_TS_MINUTE_RE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}")
+_TS_SECONDS = {f":{second:02d}": second for second in range(60)}
+
+
+@functools.lru_cache(maxsize=4096)
+def _minute_key(minute: str) -> int | None:
+    """The seconds ``_parse_timestamp`` counts to the start of ``minute`` ("2026-05-16T09:00"),
+    or None when that is not a minute that exists, written in ASCII digits."""
+    if _TS_MINUTE_RE.fullmatch(minute) is None:
+        return None
+    year, month, day = int(minute[0:4]), int(minute[5:7]), int(minute[8:10])
+    hour, mins = int(minute[11:13]), int(minute[14:16])
+    if not 1 <= month <= 12 or year < 1 or not 1 <= day <= _DAYS_IN_MONTH[month] + (
+        month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    ):
+        return None
+    if hour > 23 or mins > 59:
+        return None
+    return (_month_start(year, month) + day) * 86400 + hour * 3600 + mins * 60
+
+
+def _utc_instant(value: str) -> tuple[int, str] | None:
+    """``_parse_timestamp``'s sort key for a real instant written in the UTC form cleaners write
+    (``_TS_UTC_RE``); None for anything else (an offset, no real instant, ...), which the full
+    parser then judges."""
+    if len(value) < 20 or value[-1] != "Z" or not value.isascii():
+        return None
+    second = _TS_SECONDS.get(value[16:19])
+    if second is None:
+        return None
+    start = _minute_key(value[:16])
+    if start is None:
+        return None
+    if len(value) == 20:
+        return start + second, ""
+    fraction = value[20:-1]
+    if value[19] != "." or not fraction.isdigit():  # ASCII: isdigit() is [0-9]+
+        return None
+    return start + second, fraction.rstrip("0")
+
+
 def _parse_timestamp(value: str) -> tuple[tuple[int, str] | None, str]:
     """Return (sort key, "") for a real instant, else (None, what is wrong)."""
+    key = _utc_instant(value)
+    if key is not None:
+        return key, ""
+    return _parse_any_timestamp(value)
+
+
+def _parse_any_timestamp(value: str) -> tuple[tuple[int, str] | None, str]:
+    """``_parse_timestamp`` for every form (offsets, no real instant, ...), explaining a bad one."""
     m = _TS_RE.fullmatch(value)
     if m is None:
         return None, _timestamp_problem(value)
@@ -701,7 +755,9 @@ class _Session:
                 instant(prev_key)
                 instant_at(index)
             else:
-                key = _parse_timestamp(ts)[0]
+                key = _utc_instant(ts)
+                if key is None:
+                    key = _parse_any_timestamp(ts)[0]
                 if key is None:
                     untimed(index)
                 else:

@@ -10,10 +10,10 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from .strategies import record_lists
+from .strategies import record_lists, timestamps
 from .support import BUNDLED_SCHEMA, REPO, RUNTIME_FILE
 
 TS_OK = [
@@ -320,3 +320,45 @@ def test_module_loads_as_package_member():
                             capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""})
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["cleaner_runtime.validate", "compiled"]
+
+
+_utc_like = st.from_regex(r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,4})?Z\Z")
+_near_utc = st.builds(lambda t, i, c: t[:i] + c + t[i + 1:], _utc_like, st.integers(0, 25),
+                      st.sampled_from(list("09TZz:.-+ \n\u0662\uff10")) | st.just(""))
+_DIGITS = "0123456789\u0662\uff10\u00b2"  # with an Arabic-Indic, a fullwidth and a superscript digit
+_utc_parts = st.builds(
+    lambda minute, second, fraction, zone: minute + second + fraction + zone,
+    st.from_regex(r"\A[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}\Z") | st.just("2024-02-29T23:59")
+    | st.text(alphabet=_DIGITS + "-T:", min_size=16, max_size=16),
+    st.sampled_from([":00", ":59", ":60", ":5", "", ":\u00b2\u00b2"]) | st.text(alphabet=_DIGITS + ":", min_size=3, max_size=3),
+    st.just("") | st.text(alphabet=_DIGITS + ".Z", max_size=5) | st.text(alphabet=_DIGITS, max_size=4).map(lambda f: "." + f),
+    st.sampled_from(["Z", "z", "+02:00", "", " Z", "Z\n", "ZZ", "\u0662Z"]),
+)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(_utc_like | _near_utc | _utc_parts | timestamps)
+@example("2026-05-16T09:00:00.\u0662Z")
+@example("2026-05-16T09:00:\u0662\u0662Z")
+@example("2026-05-16T09:0\u0662:00Z")
+@example("2026-05-16T09:00:00.Z")
+@example("2026-05-16T09:00:00Z\n")
+def test_utc_fast_path_agrees_with_the_full_parser(rt, value):
+    """The fast path for the UTC form cleaners write either declines or gives the full parser's key;
+    so ``_parse_timestamp`` gives the full parser's answer, message included."""
+    if not isinstance(value, str):
+        return
+    full = rt._parse_any_timestamp(value)
+    fast = rt._utc_instant(value)
+    assert fast is None or fast == full[0]
+    # it declines only what is not in its form or not a real instant
+    assert (fast is not None) == (rt._TS_UTC_RE.fullmatch(value) is not None and full[0] is not None)
+    assert rt._parse_timestamp(value) == full
+
+
+def test_utc_fast_path_takes_the_usual_form(rt):
+    for value in ("2026-05-16T09:00:00Z", "2026-05-28T20:26:47.666Z", "2024-02-29T23:59:59.100Z"):
+        assert rt._utc_instant(value) == rt._parse_any_timestamp(value)[0] is not None
+    for value in ("2026-02-29T00:00:00Z", "2026-05-16T24:00:00Z", "2026-05-16T09:00:60Z", "2026-05-16T11:00:00+02:00"):
+        assert rt._utc_instant(value) is None
