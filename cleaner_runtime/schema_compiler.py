@@ -715,12 +715,17 @@ class _Compiler:
         return f"if len({var}) != {size}: return False"
 
     @staticmethod
-    def _emit_string(node: dict, var: str, source: "_Source") -> list[str]:
+    def _emit_length(node: dict, var: str, source: "_Source", low: str, high: str) -> list[str]:
+        """``len(var)`` against the node's bounds (``minLength``/``maxLength``, ``minItems``/``maxItems``)."""
         lines = []
-        if "minLength" in node:
-            lines.append(f"if len({var}) < {source.name(node['minLength'])}: return False")
-        if "maxLength" in node:
-            lines.append(f"if len({var}) > {source.name(node['maxLength'])}: return False")
+        if low in node:
+            lines.append(f"if len({var}) < {source.name(node[low])}: return False")
+        if high in node:
+            lines.append(f"if len({var}) > {source.name(node[high])}: return False")
+        return lines
+
+    def _emit_string(self, node: dict, var: str, source: "_Source") -> list[str]:
+        lines = self._emit_length(node, var, source, "minLength", "maxLength")
         if "pattern" in node:
             # A regular expression costs more than the rest of a record's check, and records of one
             # event share their timestamp: the last string that matched is remembered (an exact str
@@ -734,11 +739,7 @@ class _Compiler:
         return lines
 
     def _emit_array(self, node: dict, var: str, source: "_Source", stack: list, known: frozenset) -> list[str]:
-        lines = []
-        if "minItems" in node:
-            lines.append(f"if len({var}) < {source.name(node['minItems'])}: return False")
-        if "maxItems" in node:
-            lines.append(f"if len({var}) > {source.name(node['maxItems'])}: return False")
+        lines = self._emit_length(node, var, source, "minItems", "maxItems")
         if "items" in node:
             item = source.variable()
             check = self._emit(node["items"], item, source, stack, known)

@@ -10,6 +10,8 @@
   by the property tests and the corpus generator.
 * ``leaks()`` implements the leak criterion: any 8+ character substring of a
   secret (raw or JSON-escaped) surviving in the output.
+* ``FRAGMENT`` draws pieces of hostile text for the property tests that prove a
+  fast path equal to a slow one (``st.lists(FRAGMENT).map("".join)``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import string
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
+
+from hypothesis import strategies as st
 
 HERE = Path(__file__).resolve().parent
 POSITIVE = HERE / "corpus_positive.jsonl"
@@ -352,3 +356,27 @@ class EveryPosition:
 
     def gate(self, ch, word, scanned):
         return tuple(self._compiled.alts.get(ch, ()))
+
+
+def anchor_words() -> list[str]:
+    """Every anchor as written in the detectors, also upper-cased and cut one short."""
+    from cleaner_runtime.redaction import engine
+
+    words = {a for det in engine._DETECTORS + engine._PERSONAL for a in det.anchors}
+    return sorted(words | {w.upper() for w in words} | {w[:-1] for w in words if len(w) > 2})
+
+
+# hostile text: anchors, keyword prose, escapes at several depths, runs around 16 characters, JWT
+# heads in any case, a phone number, and code points that lower-case to more than one character
+FRAGMENT = st.one_of(
+    st.sampled_from(anchor_words()),
+    st.sampled_from(['\\"', "\\\\", "\\n", "\\\\n", "\\u0026", "\\u00e9", "%3A%2F%2F", "%22", "%3D", "&quot;",
+                     "://", "=", ": ", " ", "\t", "\n", "'", '"', "--", "-p", "@", "<", ">", "[", "]", ",",
+                     "eyJ", "EYJ", "eYj", "ey", "J", "set", "config set", "ENV", "value:", "-----BEGIN",
+                     "+1 (555) 123-4567"]),
+    st.sampled_from([" the token budget", " session handles", "Password: ", "key ", "AUTH ", " cred",
+                     "secret", "get secret x -o jsonpath='{.data.p}'\n", "Bearer "]),
+    st.sampled_from(["é", "İ", "ß", "ﬁ", "中文", "\u00a0", "\U0001f600", "\u2028", "K", "?"]),  # İ, ﬁ lower longer
+    st.text(alphabet="abcdefXYZ0123456789_.-", min_size=1, max_size=24),  # token runs, some 16+
+    st.text(max_size=6),
+)

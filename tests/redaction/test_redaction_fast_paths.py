@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from redaction_support import NEGATIVE, PERSONAL, POSITIVE, load_jsonl, load_redact
+from redaction_support import FRAGMENT, NEGATIVE, PERSONAL, POSITIVE, load_jsonl, load_redact
 
 redact_mod = load_redact()
 engine = redact_mod.engine
@@ -35,25 +35,6 @@ SETTINGS = settings(max_examples=_EXAMPLES * 10, deadline=None, derandomize=_EXA
 CORPUS = [c["text"] for path in (POSITIVE, NEGATIVE, PERSONAL) for c in load_jsonl(path)]
 
 
-def _anchor_words() -> list[str]:
-    """Every anchor as written in the detectors, also upper-cased and cut one short."""
-    words = {a for det in engine._DETECTORS + engine._PERSONAL for a in det.anchors}
-    return sorted(words | {w.upper() for w in words} | {w[:-1] for w in words if len(w) > 2})
-
-
-# hostile text: anchors, keyword prose, escapes at several depths, runs around 16 characters,
-# JWT heads in any case, and code points that lower-case to more than one character
-FRAGMENT = st.one_of(
-    st.sampled_from(_anchor_words()),
-    st.sampled_from(['\\"', "\\\\", "\\n", "\\\\n", "\\u0026", "\\u00e9", "%3A%2F%2F", "%22", "%3D", "&quot;",
-                     "://", "=", ": ", " ", "\t", "\n", "'", '"', "--", "-p", "@", "<", ">", "[", "]", ",",
-                     "eyJ", "EYJ", "eYj", "ey", "J", "set", "config set", "ENV", "value:", "-----BEGIN"]),
-    st.sampled_from([" the token budget", " session handles", "Password: ", "key ", "AUTH ", " cred",
-                     "secret", "get secret x -o jsonpath='{.data.p}'\n", "Bearer "]),
-    st.sampled_from(["é", "İ", "ß", "ﬁ", "中文", "\u00a0", "\U0001f600", "\u2028", "K", "?"]),
-    st.text(alphabet="abcdefXYZ0123456789_.-", min_size=1, max_size=24),  # token runs, some 16+
-    st.text(max_size=6),
-)
 TEXTS = st.lists(FRAGMENT, max_size=40).map("".join)
 
 

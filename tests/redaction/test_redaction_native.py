@@ -32,6 +32,7 @@ sys.path.insert(0, str(HERE.parents[1] / "benchmarks"))
 from bench_redaction import realistic_trace, with_secrets
 from redaction_support import (
     ALL_FORM_CLASSES,
+    FRAGMENT,
     NEGATIVE,
     PERSONAL,
     POSITIVE,
@@ -113,22 +114,6 @@ def test_benchmark_trace_identical_native_and_pure(kw):
     clean = realistic_trace(rng, target=300_000)
     dirty = with_secrets(rng, clean)
     assert_same(clean + dirty + ["\n".join(dirty)], **kw)
-
-
-def _anchor_words() -> list[str]:
-    """Every anchor as written in the detectors, also upper-cased and cut one short."""
-    words = {a for det in engine._DETECTORS + engine._PERSONAL for a in det.anchors}
-    return sorted(words | {w.upper() for w in words} | {w[:-1] for w in words if len(w) > 2})
-
-
-FRAGMENT = st.one_of(
-    st.sampled_from(_anchor_words()),
-    st.sampled_from(['\\"', "\\\\", "\\n", "\\u0026", "\\u00e9", "%3A%2F%2F", "%22", "%3D", "&quot;", "://",
-                     "=", ": ", " ", "\n", "'", '"', "--", "-p", "@", "eyJ", "+1 (555) 123-4567"]),
-    st.sampled_from(["é", "İ", "ß", "ﬁ", "中文", "\u00a0", "\U0001f600", "\u2028", "K"]),  # İ and ﬁ lower-case longer
-    st.text(alphabet="abcdefXYZ0123456789_.-", min_size=1, max_size=24),  # token runs
-    st.text(max_size=6),
-)
 
 
 @needs_hyperscan
