@@ -8,9 +8,13 @@ another commit: ``git worktree add ../base b848e0d``), writes one Pi session (be
 and counts, with ``valgrind --tool=lackey --basic-counts=yes``, each cleaner (``--jobs 1``) and the
 floor (read a line, ``json.loads``, ``json.dumps``, write) on the first N and the first 3N records.
 The difference over 2N records is the work per record, start-up (imports, schema compilation,
-detector tables) subtracted; each run first cleans the same warm-up session (``--warm`` records of
-another session), so that what a process does once on first use (detectors compiled when a text
-first needs them, the caches of short strings and timestamps' minutes) is not counted either. It prints instructions per record, each subject against the first
+detector tables) subtracted. Each run first cleans the 3N records once, as another session, so
+that what a process does once on first use is not counted either: the redaction detectors are
+compiled when a text first needs them (the 3N records need 18 of them; a session of other records
+leaves some of those for the counted records, about 3M instructions each). Those warm-up records
+also leave the short strings of the counted records (call ids, tool names, argument keys) in the
+cache a long run keeps of them, which a long run has only for the strings that repeat: a small
+bias in favour of every cleaner counted, the same for both checkouts. It prints instructions per record, each subject against the first
 cleaner, and the floor's share (floor / subject: the ratio bench_cleaner.py reports in time).
 
     python benchmarks/bench_instructions.py                        # this checkout, N = 1000
@@ -78,10 +82,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=1000, help="N: the runs read N and 3N records (default 1000)")
-    parser.add_argument("--warm", type=int, default=1000,
-                        help="records of another session cleaned first in every run (default 1000; 0: none), so "
-                             "that what is done once per process (detectors compiled on first use, caches "
-                             "filled) is not counted as work per record")
+    parser.add_argument("--no-warm", dest="warm", action="store_false",
+                        help="do not clean the 3N records once first in every run (then detectors compiled on "
+                             "first use count as work per record)")
     parser.add_argument("--checkout", type=Path, help="another checkout whose cleaner is counted beside this one's")
     parser.add_argument("--pure", action="store_true",
                         help="also count this cleaner with TRAJECTORY_CLEANER_PURE_REDACTION=1 (no fast extra)")
@@ -93,15 +96,14 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-instructions-"))
     try:
         full = work / "corpus"
-        write_corpus(Options("pi", 2, max(args.records * 3, args.warm)), full)
-        first, second = (path.read_text(encoding="utf-8").splitlines(keepends=True)
-                         for path in sorted(full.rglob("*.jsonl")))
+        write_corpus(Options("pi", 1, args.records * 3), full)
+        lines = next(full.rglob("*.jsonl")).read_text(encoding="utf-8").splitlines(keepends=True)
         sizes = {"small": args.records, "large": args.records * 3}
         for name, count in sizes.items():
             (work / name).mkdir()
-            (work / name / "session.jsonl").write_text("".join(first[:count]), encoding="utf-8")
+            (work / name / "session.jsonl").write_text("".join(lines[:count]), encoding="utf-8")
             if args.warm:  # cleaned first (files in name order), in both runs: what it costs cancels out
-                (work / name / "a-warm-up.jsonl").write_text("".join(second[:args.warm]), encoding="utf-8")
+                (work / name / "a-warm-up.jsonl").write_text("".join(lines), encoding="utf-8")
         subjects: list[tuple[str, list[str], dict | None]] = []
         cleaners = [("this checkout", REPO)] + ([("--checkout", args.checkout.resolve())] if args.checkout else [])
         for label, checkout in cleaners:
@@ -131,8 +133,9 @@ def main() -> int:
             print(f"  {label}: {per_record[label] / 1000:,.1f}k instructions per record", file=sys.stderr)
         first = next(iter(per_record.values()))
         floor = per_record["JSON floor"]
-        print(f"\nPi records, per record (valgrind; {args.records} and {3 * args.records} records after {args.warm} "
-              "others, start-up subtracted)\n")
+        warm = f" after {3 * args.records} to warm up" if args.warm else ""
+        print(f"\nPi records, per record (valgrind; {args.records} and {3 * args.records} records{warm}, "
+              "start-up subtracted)\n")
         print("| subject | instructions per record | vs the first cleaner | floor / subject |")
         print("|---|---:|---:|---:|")
         for label, value in per_record.items():
