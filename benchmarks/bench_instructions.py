@@ -10,8 +10,9 @@ floor (read a line, ``json.loads``, ``json.dumps``, write) on the first N and th
 The difference over 2N records is the work per record, start-up (imports, schema compilation,
 detector tables) subtracted. Each run first cleans the 3N records once, as another session, so
 that what a process does once on first use is not counted either: the redaction detectors are
-compiled when a text first needs them (the 3N records need 18 of them; a session of other records
-leaves some of those for the counted records, about 3M instructions each). Those warm-up records
+compiled when a text first needs them (after 500 records of another benchmark session 10 regexes
+were compiled, and the first 600 of this one needed 7 more, each a regex compile counted among
+a few hundred records). Those warm-up records
 also leave the short strings of the counted records (call ids, tool names, argument keys) in the
 cache a long run keeps of them, which a long run has only for the strings that repeat: a small
 bias in favour of every cleaner counted, the same for both checkouts. It prints instructions per record, each subject against the first
