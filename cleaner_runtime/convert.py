@@ -426,7 +426,7 @@ class Entry:
 # One block to write: its type name, what it says (None for a type the mapping has no rule for),
 # the role of its text, its time and (tool_exchange) its result's time. A plain tuple, not a named
 # one: one is made for every content block, and a named tuple's constructor is a Python call.
-Step = tuple[str, "Part | None", str, "str | None", "str | None"]
+Step = tuple[str, Part | None, str, str | None, str | None]
 
 
 class Privacy:
