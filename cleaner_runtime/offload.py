@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
-from multiprocessing import active_children
 from typing import Any
 
 BATCH_CHARS = 1 << 18  # characters of text sent per batch
@@ -72,23 +71,11 @@ def _clean_batch(items: list[tuple[str, Any, bool]]) -> list[tuple[str, tuple, i
     return out
 
 
-def stop_now(pool: ProcessPoolExecutor, older: set) -> None:
-    """After an interruption: shut ``pool`` down without waiting, drop the work not started and end
-    the work its processes are doing. Its processes are the children this process started since
-    ``older`` (``multiprocessing.active_children()`` before the pool started): no public API lists
-    a pool's processes before Python 3.14."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in set(active_children()) - older:
-        if process.is_alive():
-            process.terminate()
-
-
 class Helpers:
     """The helper processes of one run (created when ``--jobs`` is above 1 and a session runs here)."""
 
     def __init__(self, processes: int, privacy_settings: dict):
         self.processes = processes
-        self.older = set(active_children())
         self.pool = ProcessPoolExecutor(processes, initializer=_init_helper, initargs=(privacy_settings,))
         # start them now, before the run's writer threads exist: a forked child gets only the
         # thread that forked it, and no lock another thread might hold
@@ -96,10 +83,11 @@ class Helpers:
 
     def stop(self, wait: bool = True) -> None:
         """Shut the helpers down; after an interruption, without waiting for their batches."""
-        if wait:
-            self.pool.shutdown()
-        else:
-            stop_now(self.pool, self.older)
+        self.pool.shutdown(wait=wait, cancel_futures=not wait)
+        if not wait:
+            for process in list((getattr(self.pool, "_processes", None) or {}).values()):  # no API before 3.14
+                if process.is_alive():
+                    process.terminate()
 
 
 class Offload:

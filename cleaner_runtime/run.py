@@ -26,7 +26,6 @@ import traceback
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import active_children
 from operator import is_
 from pathlib import Path
 from types import ModuleType
@@ -46,7 +45,7 @@ from .hooks import DocumentContext, Hooks, HooksError
 from .mapping import MappingError, compile_path, compile_paths, read_mapping
 from .model import Mapping
 from .model import Session as SessionSettings
-from .offload import Helpers, Offload, stop_now
+from .offload import Helpers, Offload
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
 from .trees import flatten_children
 from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
@@ -574,6 +573,14 @@ def where_problem(problem: Any) -> str:
     return f" at record line {problem.line}" if problem.line else ""
 
 
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """After an interruption: drop the sessions not started and end the workers' current ones."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public API before 3.14
+        if process.is_alive():
+            process.terminate()
+
+
 def _interrupted(signum: int, frame: Any) -> None:
     """SIGTERM stops a run the way Ctrl-C does: pending writes settle, exit code 130."""
     raise KeyboardInterrupt
@@ -910,15 +917,14 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
             adapter_path = getattr(cleaner.adapter, "__file__", None)
             initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
                         args.debug, adapter_path)
-            older = set(active_children())
             with ProcessPoolExecutor(min(processes, len(jobs)), initializer=_init_worker, initargs=initargs) as pool:
                 try:
                     for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
                         outcomes.append(outcome)
                         if progress:
                             print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
-                except BaseException:  # an interruption: drop the sessions not started, end the current ones
-                    stop_now(pool, older)
+                except BaseException:
+                    _stop_workers(pool)
                     raise
         else:
             for n, job in enumerate(jobs, 1):
