@@ -50,6 +50,12 @@ def test_a_plain_run_does_not_import_jsonschema(project: Path, tmp_path: Path):
     assert "jsonschema" not in names
 
 
+def test_a_plain_run_with_jobs_1_starts_no_process_pool(project: Path, tmp_path: Path):
+    result, names = imported(project, FIXTURE / "raw", tmp_path / "out", "--jobs", "1")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "multiprocessing" not in names
+
+
 def test_a_record_that_fails_imports_jsonschema_for_its_message(project: Path, tmp_path: Path):
     """A hook makes a record the schema rejects: the run fails it with jsonschema's explanation."""
     hooks = (project / "cleaner_hooks.py").read_text(encoding="utf-8")
