@@ -32,7 +32,6 @@ import numbers
 import operator
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,6 +192,8 @@ def find_schema(
     config = _expand_user(config_text, env)
     data_dir_text = "~/.lerim"
     if config.is_file():
+        import tomllib  # only with a Lerim config: importing it costs a start ~8M instructions
+
         try:
             with config.open("rb") as handle:
                 settings = tomllib.load(handle)
