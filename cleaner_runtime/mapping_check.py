@@ -59,18 +59,24 @@ def _unknown_keys(instance: dict, schema: dict) -> str:
     return "; ".join(parts) or "unknown key(s)"
 
 
+def _jsonschema_validator() -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(mapping_schema())
+
+
 @cache
 def _mapping_checks() -> tuple[Any, Any]:
     """The mapping schema's jsonschema validator, and the schema compiled into one Python check
     with the same verdicts (``cleaner_runtime.schema_compiler``, about 50x faster), or None when the
-    compiler cannot take the schema: a mapping is checked several times on its way to a render."""
-    import jsonschema
+    compiler cannot take the schema: a mapping is checked several times on its way to a render.
+    The validator is made on first use: importing jsonschema costs a cleaner's start ~110 ms, and
+    only a mapping that fails needs it (for its message)."""
+    from .schema_compiler import LazyValidator, Unsupported, compile_document
 
-    from .schema_compiler import Unsupported, compile_document
-
-    validator = jsonschema.Draft202012Validator(mapping_schema())
+    validator = LazyValidator(_jsonschema_validator)
     try:
-        return validator, compile_document(validator.schema, validator)
+        return validator, compile_document(mapping_schema(), validator)
     except Unsupported:
         return validator, None
 

@@ -24,12 +24,11 @@ import tempfile
 import threading
 import traceback
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from operator import is_
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .convert import (
     MAX_SESSION_MB,
@@ -49,6 +48,9 @@ from .offload import Helpers, Offload
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
 from .trees import flatten_children
 from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
+
+if TYPE_CHECKING:  # a run of one process imports no process pool (~8 ms of start-up): see _pool
+    from concurrent.futures import ProcessPoolExecutor
 
 AUTO_MIN_MB = 16  # --jobs auto: smaller inputs are cleaned in one process
 AUTO_MAX_JOBS = 8
@@ -573,6 +575,14 @@ def where_problem(problem: Any) -> str:
     return f" at record line {problem.line}" if problem.line else ""
 
 
+def _pool(processes: int, initargs: tuple) -> ProcessPoolExecutor:
+    """The workers' pool. Imported here: ``concurrent.futures.process`` brings ``multiprocessing``,
+    which a run of one process (``--jobs 1``, a small input, ``new``'s preview) never uses."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(processes, initializer=_init_worker, initargs=initargs)
+
+
 def _stop_workers(pool: ProcessPoolExecutor) -> None:
     """After an interruption: drop the sessions not started and end the workers' current ones."""
     pool.shutdown(wait=False, cancel_futures=True)
@@ -917,7 +927,7 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
             adapter_path = getattr(cleaner.adapter, "__file__", None)
             initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
                         args.debug, adapter_path)
-            with ProcessPoolExecutor(min(processes, len(jobs)), initializer=_init_worker, initargs=initargs) as pool:
+            with _pool(min(processes, len(jobs)), initargs) as pool:
                 try:
                     for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
                         outcomes.append(outcome)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-__all__ = ["CompiledSchema", "Unsupported", "compile_document", "compile_schema"]
+__all__ = ["CompiledSchema", "LazyValidator", "Unsupported", "compile_document", "compile_schema"]
 
 _MISSING = object()
 
@@ -70,6 +70,26 @@ _COMPILED_KEYS = _OBJECT_KEYS | _STRING_KEYS | _ARRAY_KEYS | _NUMBER_KEYS | _OTH
 _WHOLE_FALLBACK_KEYS = frozenset({"$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor"})
 _ROOT_LIST_KEYS = frozenset({"type", "minItems", "maxItems", "items"})
 _ROOT_IGNORED = _ANNOTATIONS | {"$schema", "$id"}
+
+
+class LazyValidator:
+    """A jsonschema validator made (and jsonschema imported, ~110 ms) only when something calls it.
+
+    A compiled schema answers every valid document itself; jsonschema is needed only to explain a
+    failure or to judge a subschema the compiler does not know (``_Compiler._fallback``), so the
+    validator handed to the compiler is this stand-in: ``make()`` builds the real one on first use.
+    """
+
+    __slots__ = ("_made", "_make")
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make = make
+        self._made: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._made is None:
+            self._made = self._make()
+        return getattr(self._made, name)
 
 
 def _true(_: Any) -> bool:

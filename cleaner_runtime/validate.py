@@ -26,27 +26,23 @@ rules for custom trace folders (the seed), or Letta's runtime validator
 
 import datetime as _dt
 import functools
+import hashlib
 import json
 import numbers
 import operator
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import jsonschema
-import jsonschema.exceptions
-import jsonschema.validators
 
 try:  # optional: parses tool arguments faster; json decides whatever orjson rejects
     import orjson
 except ImportError:
     orjson = None
 
-from .schema_compiler import Unsupported, compile_schema
+from .schema_compiler import LazyValidator, Unsupported, compile_schema
 
 __all__ = [
     "BUNDLED_SCHEMA",
@@ -196,6 +192,8 @@ def find_schema(
     config = _expand_user(config_text, env)
     data_dir_text = "~/.lerim"
     if config.is_file():
+        import tomllib  # only with a Lerim config: importing it costs a start ~8M instructions
+
         try:
             with config.open("rb") as handle:
                 settings = tomllib.load(handle)
@@ -248,17 +246,34 @@ def load_schema(path: "str | os.PathLike[str]") -> dict:
 
 
 _CHECKED: set[str] = set()  # schemas (as canonical JSON) already found valid in this process
+#: The sha256 of the canonical JSON (``_schema_key``) of the schemas known to be valid JSON Schemas
+#: that jsonschema applies without error: the bundled trajectory-v1 schema as shipped (proven by
+#: tests/validation/test_lazy_jsonschema.py, which fails when the bundled schema changes). Checking
+#: one of these with jsonschema would import it (~110 ms of a cleaner's start) to learn nothing.
+_KNOWN_GOOD = frozenset({"dbf02d720bdf0321e1c80dba04fc2e4e0e67bdcce48f2e8120d67252fb768d21"})
+
+
+def _schema_key(schema: Any) -> str | None:
+    try:
+        return json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _known_good(key: str | None) -> bool:
+    return key is not None and hashlib.sha256(key.encode("utf-8")).hexdigest() in _KNOWN_GOOD
 
 
 def _check_schema(schema: Any, name: str) -> None:
     """Raise SchemaError unless ``schema`` is a valid JSON Schema. A run loads its schema and then
-    compiles it, and each step checks it; the meta-schema check (~20 ms) runs once per schema."""
-    try:
-        key = json.dumps(schema, sort_keys=True)
-    except (TypeError, ValueError, RecursionError):
-        key = None
-    if key is not None and key in _CHECKED:
+    compiles it, and each step checks it; the meta-schema check (~20 ms) runs once per schema, and
+    never for a schema known good (``_KNOWN_GOOD``)."""
+    key = _schema_key(schema)
+    if key is not None and (key in _CHECKED or _known_good(key)):
         return
+    import jsonschema.exceptions
+    import jsonschema.validators
+
     try:
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
@@ -519,8 +534,8 @@ class TrajectoryValidator:
         _check_schema(schema, "schema")
         self.schema = schema
         self.partial = partial
-        cls = jsonschema.validators.validator_for(schema)
-        self._jsv = cls(schema)
+        self._known_good = _known_good(_schema_key(schema))
+        self._jsv: Any = LazyValidator(functools.partial(_jsonschema_validator, schema))
         bundled = _bundled_schema()
         self.differs_from_bundled: bool = bundled is None or not _schemas_equivalent(schema, bundled)
         self.mode = "whole-list jsonschema"
@@ -543,7 +558,8 @@ class TrajectoryValidator:
 
     def _trial_run(self) -> None:
         """Apply the schema to a few records now, so a schema that cannot be applied
-        (a $ref nothing resolves, say) fails here with a clear error, not mid-report."""
+        (a $ref nothing resolves, say) fails here with a clear error, not mid-report. jsonschema
+        is tried too unless the schema is known good (``_KNOWN_GOOD``): it explains failures later."""
         samples: list[list] = [
             [{"role": "meta", "source": "a"}, {"role": "user", "content": "q", "timestamp": "2026-05-16T09:00:00Z"},
              {"role": "assistant", "content": None, "timestamp": "2026-05-16T09:00:00Z",
@@ -554,7 +570,8 @@ class TrajectoryValidator:
         ]
         try:
             for sample in samples:
-                self._jsv.is_valid(sample)
+                if not self._known_good:
+                    self._jsv.is_valid(sample)
                 self.is_schema_valid(sample)
         except Exception as exc:  # noqa: BLE001 - whatever jsonschema raises, say it in one line
             raise SchemaError(f"the schema cannot be applied: {_one_line(str(exc), 200)}") from None
@@ -647,11 +664,22 @@ class TrajectoryValidator:
         return _sorted(problems)
 
 
+def _jsonschema_validator(schema: dict) -> Any:
+    """jsonschema's validator for ``schema``, made on first use (``TrajectoryValidator._jsv``): the
+    compiled checks judge valid records alone, jsonschema only explains a failure (or judges what
+    the compiler does not know), and importing it costs a cleaner's start ~110 ms."""
+    import jsonschema.validators
+
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
 _ERROR_ORDER = {"required": 0, "additionalProperties": 1, "type": 2, "const": 3}
 
 
 def _format_error(error: Any, skip: int = 0) -> str:
     if error.context and error.validator in ("oneOf", "anyOf"):
+        import jsonschema.exceptions  # an error exists, so jsonschema is loaded already
+
         best = jsonschema.exceptions.best_match(error.context)
         if best is not None:
             error = best

@@ -76,8 +76,9 @@ MAX_PROBLEMS_SHOWN = 50
 
 
 def load_runtime() -> ModuleType:
-    """``cleaner_runtime.validate``, imported on first use (it imports jsonschema, which the other
-    commands and ``--help`` need not load)."""
+    """``cleaner_runtime.validate``, imported on first use (it imports the schema compiler, and
+    jsonschema when a schema or a record needs it, which the other commands and ``--help`` need not
+    load)."""
     from cleaner_runtime import validate
 
     return validate
