@@ -44,7 +44,7 @@ from .hooks import DocumentContext, Hooks, HooksError
 from .mapping import MappingError, compile_path, compile_paths, read_mapping
 from .model import Mapping
 from .model import Session as SessionSettings
-from .offload import Helpers, Offload
+from .offload import Helpers, Offload, pool_process_signals, run_task, stop_now
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
 from .trees import flatten_children
 from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
@@ -563,10 +563,10 @@ def _init_worker(mapping: Mapping, hooks_path: str | None, schema_arg: str | Non
 
 
 def _worker_signals() -> None:
-    """Workers leave Ctrl-C to the main process, which stops them; SIGTERM ends a worker at once,
-    except while it writes a file (writes hold it until the rename), so it never leaves half a file."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    """Workers leave Ctrl-C to the main process, which stops them; SIGTERM ends the session a worker
+    cleans, except while it writes a file (writes hold it until the rename), so it never leaves half
+    a file (offload.pool_process_signals)."""
+    pool_process_signals()
 
 
 def where_problem(problem: Any) -> str:
@@ -583,14 +583,6 @@ def _pool(processes: int, initargs: tuple) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(processes, initializer=_init_worker, initargs=initargs)
 
 
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """After an interruption: drop the sessions not started and end the workers' current ones."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public API before 3.14
-        if process.is_alive():
-            process.terminate()
-
-
 def _interrupted(signum: int, frame: Any) -> None:
     """SIGTERM stops a run the way Ctrl-C does: pending writes settle, exit code 130."""
     raise KeyboardInterrupt
@@ -598,7 +590,7 @@ def _interrupted(signum: int, frame: Any) -> None:
 
 def _work(job: Job, output_root: Path) -> Outcome:
     assert _WORKER is not None
-    return _WORKER.clean(job, output_root)
+    return run_task(_WORKER.clean, job, output_root)
 
 
 def _positive(kind):
@@ -933,8 +925,8 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
                         outcomes.append(outcome)
                         if progress:
                             print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
-                except BaseException:
-                    _stop_workers(pool)
+                except BaseException:  # an interruption: drop the sessions not started, end the current ones
+                    stop_now(pool)
                     raise
         else:
             for n, job in enumerate(jobs, 1):

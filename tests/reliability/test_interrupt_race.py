@@ -1,0 +1,109 @@
+"""Stopping a process pool after Ctrl-C or SIGTERM prints nothing and ends its workers, whatever the
+interleaving of the main thread and the pool's manager thread (cleaner_runtime.offload.stop_now).
+
+The cleaner's own interrupt test (test_crash_safety.py, ``--jobs 2``) met the bad interleaving
+once in CI: a traceback ending in ``InvalidStateError: CANCELLED: <Future ... state=cancelled>``
+from the manager thread. interrupt_race.py forces that interleaving in every trial.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import InvalidStateError
+from pathlib import Path
+
+import pytest
+
+from cleaner_runtime.offload import stop_now
+
+SCRIPT = Path(__file__).with_name("interrupt_race.py")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_trials(stop: str, trials: int) -> tuple[str, str]:
+    result = subprocess.run([sys.executable, str(SCRIPT), stop, str(trials)], check=False, capture_output=True,
+                            text=True, timeout=120, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip(), result.stderr
+
+
+def test_a_stop_after_an_interrupt_prints_nothing_and_ends_the_workers():
+    summary, stderr = run_trials("runtime", 12)
+    assert "tracebacks=0 workers_left=0 hung=0" in summary, summary + "\n" + stderr
+    assert "Traceback" not in stderr, stderr
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="CPython ignores the error itself since 3.12 (gh-107219)")
+def test_the_forced_interleaving_does_reproduce_the_traceback():
+    """The harness is worth something: the stop of before (shutdown, then terminate, not waiting for
+    the manager thread) prints the manager thread's traceback in every trial."""
+    summary, stderr = run_trials("terminate", 5)
+    assert "tracebacks=5 workers_left=0 hung=0" in summary, summary + "\n" + stderr
+    assert stderr.count("InvalidStateError: CANCELLED: <Future at") == 5
+
+
+class _RaisingPool:
+    """Stands in for a ProcessPoolExecutor whose manager thread raises ``error`` once shut down."""
+
+    def __init__(self, error: BaseException):
+        self.go = threading.Event()
+        self._processes = {}
+
+        def manage() -> None:
+            self.go.wait(10)
+            time.sleep(0.05)
+            raise error
+
+        self._executor_manager_thread = threading.Thread(target=manage)
+        self._executor_manager_thread.start()
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        self.go.set()
+
+
+@pytest.mark.parametrize("error", [InvalidStateError("CANCELLED: <Future state=cancelled>"), RuntimeError("a bug")],
+                         ids=["shutdown-race", "other-error"])
+def test_only_the_shutdown_race_is_kept_quiet_and_only_while_stopping(monkeypatch, error):
+    reported = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: reported.append(args.exc_type))
+    before = threading.excepthook
+    pool = _RaisingPool(error)
+    stop_now(pool)  # type: ignore[arg-type]
+    assert reported == ([] if isinstance(error, InvalidStateError) else [RuntimeError])
+    assert threading.excepthook is before, "the hook is removed once the manager thread has ended"
+    other = threading.Thread(target=lambda: (_ for _ in ()).throw(InvalidStateError("elsewhere")))
+    other.start()
+    other.join()
+    assert reported[-1] is InvalidStateError, "the same error from any other thread is reported"
+
+
+HELPERS_STOP = """
+import threading, time
+from cleaner_runtime import model
+from cleaner_runtime.offload import Helpers, _clean_batch
+errors = []
+threading.excepthook = lambda args: errors.append(args.exc_type.__name__)
+for trial in range({trials}):
+    helpers = Helpers(2, model.Privacy())
+    processes = list(helpers.pool._processes.values())
+    batch = [("text", "write to a@b.example " * 20000, False)]  # a result of about 0.5 MB each
+    futures = [helpers.pool.submit(_clean_batch, batch) for _ in range(12)]
+    time.sleep(0.05 * (trial % 4))
+    helpers.stop(wait=False)
+    assert not any(p.is_alive() for p in processes), trial
+print("errors", errors)
+"""
+
+
+def test_helpers_stopped_while_sending_large_results_stop_promptly():
+    """A helper stopped halfway through sending its (large) result used to leave the pool's manager
+    thread waiting for the rest forever, and the run with it (with helpers that died on SIGTERM);
+    they now finish talking to the pool and only their tasks end."""
+    result = subprocess.run([sys.executable, "-c", HELPERS_STOP.format(trials=12)], check=False, capture_output=True,
+                            text=True, timeout=90, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "errors []" and "Traceback" not in result.stderr, result.stdout + result.stderr
