@@ -76,10 +76,17 @@ class Helpers:
 
     def __init__(self, processes: int, privacy_settings: dict):
         self.processes = processes
+        # The redaction package (about 0.1 s of CPU to import) is loaded here, where every session
+        # needs it anyway, so that forked helpers inherit it instead of each importing it again
+        # on a core the main process shares with them.
+        from . import redaction  # noqa: F401
+
         self.pool = ProcessPoolExecutor(processes, initializer=_init_helper, initargs=(privacy_settings,))
         # start them now, before the run's writer threads exist: a forked child gets only the
-        # thread that forked it, and no lock another thread might hold
-        self.pool.submit(int).result()
+        # thread that forked it, and no lock another thread might hold. The submit forks them (in
+        # this thread); waiting for it would only wait for their initialiser, which the first
+        # megabyte of the session, mapped here meanwhile, does not need.
+        self.pool.submit(int)
 
     def stop(self, wait: bool = True) -> None:
         """Shut the helpers down; after an interruption, without waiting for their batches."""
