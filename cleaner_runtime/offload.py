@@ -141,8 +141,18 @@ class Offload:
 
     def record_done(self, size: int) -> int:
         """The session's size after this raw record, exact or, when it is surely within the limit,
-        an upper bound; ``size`` is what the record's own parts added besides the strings sent."""
+        an upper bound; ``size`` is what the record's own parts added besides the strings sent.
+
+        Results are applied here, between raw records, and never while one is being mapped: the
+        builder counts a record's content when it emits the record, so a hole filled before that
+        would be counted twice (once there, once here), and the session would seem to pass the
+        limit early."""
         self.upper += size
+        sent = self.sent
+        while sent and (sent[0][0] is None or sent[0][0].done()):
+            self._apply_oldest()
+        while len(sent) > IN_FLIGHT * self.helpers.processes:
+            self._apply_oldest()
         if self.limit and self.upper > self.limit:
             self.settle()  # now exact
         return self.upper
@@ -151,10 +161,6 @@ class Offload:
         future = self.helpers.pool.submit(_clean_batch, self.items) if self.items else None
         self.sent.append((future, self.places))
         self.items, self.places, self.chars = [], [], 0
-        while len(self.sent) > IN_FLIGHT * self.helpers.processes:
-            self._apply_oldest()
-        while self.sent and (self.sent[0][0] is None or self.sent[0][0].done()):
-            self._apply_oldest()
 
     def _apply_oldest(self) -> None:
         future, places = self.sent.popleft()
