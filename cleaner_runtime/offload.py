@@ -18,7 +18,7 @@ from typing import Any
 
 BATCH_CHARS = 1 << 18  # characters of text sent per batch
 BATCH_ITEMS = 2048  # strings sent per batch
-IN_FLIGHT = 4  # batches per helper sent and not yet applied: bounds the raw text held meanwhile
+IN_FLIGHT = 4  # batches per helper not yet done; past that the main process cleans them itself
 
 _PRIVACY: Any = None
 
@@ -57,9 +57,12 @@ def _init_helper(settings: dict) -> None:
     _PRIVACY = Privacy(settings)
 
 
-def _clean_batch(items: list[tuple[str, Any, bool]]) -> list[tuple[str, tuple, int]]:
-    """Each item cleaned as the main process would: (result, redactions counted, strings truncated)."""
-    privacy = _PRIVACY
+def _clean_batch(items: list[tuple[str, Any, bool]], privacy: Any = None) -> list[tuple[str, tuple, int]]:
+    """Each item cleaned as the main process would: (result, redactions counted, strings truncated).
+
+    ``privacy``: the main process's own copy, when it cleans a batch itself; a helper uses its
+    ``_PRIVACY``. Either counts each item apart, so the results are applied the same way."""
+    privacy = privacy or _PRIVACY
     counts = privacy.counts
     out = []
     for op, value, tool in items:
@@ -76,6 +79,8 @@ class Helpers:
 
     def __init__(self, processes: int, privacy_settings: dict):
         self.processes = processes
+        self.settings = privacy_settings
+        self._here: Any = None
         # The redaction package (about 0.1 s of CPU to import) is loaded here, where every session
         # needs it anyway, so that forked helpers inherit it instead of each importing it again
         # on a core the main process shares with them.
@@ -87,6 +92,15 @@ class Helpers:
         # this thread); waiting for it would only wait for their initialiser, which the first
         # megabyte of the session, mapped here meanwhile, does not need.
         self.pool.submit(int)
+
+    def here(self) -> Any:
+        """A Privacy of the helpers' settings in this process, for the batches cleaned here: its
+        counts are its own, as a helper's are, never the session's."""
+        if self._here is None:
+            from .convert import Privacy
+
+            self._here = Privacy(self.settings)
+        return self._here
 
     def stop(self, wait: bool = True) -> None:
         """Shut the helpers down; after an interruption, without waiting for their batches."""
@@ -118,7 +132,8 @@ class Offload:
         self.items: list[tuple[str, Any, bool]] = []
         self.places: list[tuple[Any, Any, int]] = []  # (container, key, bound) per item
         self.chars = 0
-        self.sent: deque[tuple[Future | None, list[tuple[Any, Any, int]]]] = deque()
+        # (future, places, items) per batch, oldest first: the items, to clean them here if taken back
+        self.sent: deque[tuple[Future, list[tuple[Any, Any, int]], list[tuple[str, Any, bool]]]] = deque()
         self.upper = size  # exact size of what is applied, plus the bounds of what is not
 
     def text(self, container: Any, key: Any, text: str, tool: bool) -> None:
@@ -149,23 +164,40 @@ class Offload:
         limit early."""
         self.upper += size
         sent = self.sent
-        while sent and (sent[0][0] is None or sent[0][0].done()):
+        while sent and sent[0][0].done():
             self._apply_oldest()
-        while len(sent) > IN_FLIGHT * self.helpers.processes:
+        while len(sent) > 2 * IN_FLIGHT * self.helpers.processes:  # bounds what is held unapplied
             self._apply_oldest()
         if self.limit and self.upper > self.limit:
             self.settle()  # now exact
         return self.upper
 
     def _send(self) -> None:
-        future = self.helpers.pool.submit(_clean_batch, self.items) if self.items else None
-        self.sent.append((future, self.places))
+        """Send the batch to the helpers; or clean it here when they are behind.
+
+        The main process has its own work (reading, mapping, validating, writing), but when the
+        helpers have ``IN_FLIGHT`` batches each not yet done (a helper short of a core on a busy
+        machine, or a batch of long strings), waiting for them would leave this process idle:
+        it cleans the batch itself instead. Either way the results are applied in the order the
+        batches were made, by ``record_done``."""
+        items, places = self.items, self.places
         self.items, self.places, self.chars = [], [], 0
+        if not items:
+            return
+        busy = sum(1 for future, _, _ in self.sent if not future.done())
+        if busy >= IN_FLIGHT * self.helpers.processes:
+            self.sent.append((self._here(items), places, items))
+        else:
+            self.sent.append((self.helpers.pool.submit(_clean_batch, items), places, items))
+
+    def _here(self, items: list[tuple[str, Any, bool]]) -> Future:
+        """The batch cleaned in this process, as a finished future."""
+        future: Future = Future()
+        future.set_result(_clean_batch(items, self.helpers.here()))
+        return future
 
     def _apply_oldest(self) -> None:
-        future, places = self.sent.popleft()
-        if future is None:
-            return
+        future, places, _ = self.sent.popleft()
         privacy = self.privacy
         counts = privacy.counts
         for (container, key, bound), (result, found, truncated) in zip(places, future.result()):
@@ -176,8 +208,23 @@ class Offload:
             privacy.truncated += truncated
 
     def settle(self) -> None:
-        """Send what is left, wait for everything and apply it: the records are then complete."""
+        """Clean what is left, wait for everything and apply it: the records are then complete.
+
+        Until now the helpers worked while this process mapped; here it would only wait for the
+        batches they hold. So it cleans the last, unsent batch itself, then takes back, newest
+        first, every batch no helper has started (a cancelled future) and cleans those too,
+        while the helpers finish the oldest."""
         if self.items:
-            self._send()
-        while self.sent:
+            items, places = self.items, self.places
+            self.items, self.places, self.chars = [], [], 0
+            self.sent.append((self._here(items), places, items))
+        sent = self.sent
+        for i in range(len(sent) - 1, -1, -1):
+            future, places, items = sent[i]
+            if future.done():
+                continue
+            if not future.cancel():  # a helper has it, and the older ones before it
+                break
+            sent[i] = (self._here(items), places, items)
+        while sent:
             self._apply_oldest()
