@@ -12,13 +12,16 @@ helpers: only the time differs.
 
 from __future__ import annotations
 
+import multiprocessing
+import pickle
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
 BATCH_CHARS = 1 << 18  # characters of text sent per batch
 BATCH_ITEMS = 2048  # strings sent per batch
-IN_FLIGHT = 4  # batches per helper not yet done; past that the main process cleans them itself
+PIPE_BYTES = 1 << 20  # a pipe's room (pickled, a batch is about a quarter of this; more if not ASCII)
+IN_FLIGHT = 2  # batches per helper not yet received: one it cleans, one it has next; past that
+# the main process cleans a batch itself
 
 _PRIVACY: Any = None
 
@@ -74,8 +77,81 @@ def _clean_batch(items: list[tuple[str, Any, bool]], privacy: Any = None) -> lis
     return out
 
 
+def _helper_main(inbox: Any, outbox: Any, inherited: list, settings: Any) -> None:
+    """A helper: clean each batch the main process sends, answer in order, stop on an empty one."""
+    for conn in inherited:  # the main process's ends of the pipes, copied by the fork: only the
+        conn.close()        # main process may hold them, or a helper would never see it end
+    _init_helper(settings)
+    while True:
+        try:
+            data = inbox.recv_bytes()
+            if not data:
+                return
+            outbox.send_bytes(pickle.dumps(_clean_batch(pickle.loads(data)), pickle.HIGHEST_PROTOCOL))
+        except (EOFError, OSError):  # the main process is gone
+            return
+
+
+def _roomy(conn: Any) -> None:
+    """Let the pipe hold ``IN_FLIGHT`` batches (Linux; elsewhere, or past the system's limit, it
+    keeps its size): the main process's send then returns at once instead of waiting for the
+    helper to finish the batch before and read."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(conn.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+class _Batch:
+    """One batch of a session: the places its results go, and its results once they are known
+    (``helper``: the link it was sent on; None when it was cleaned here)."""
+
+    __slots__ = ("helper", "places", "results")
+
+    def __init__(self, places: list, helper: Any = None, results: list | None = None):
+        self.places = places
+        self.helper = helper
+        self.results = results
+
+
+class _Link:
+    """A helper process and the main process's ends of its two pipes; ``waiting``: the batches
+    sent to it and not yet answered, oldest first (a helper answers in order)."""
+
+    __slots__ = ("answers", "process", "requests", "waiting")
+
+    def __init__(self, process: Any, requests: Any, answers: Any):
+        self.process = process
+        self.requests = requests
+        self.answers = answers
+        self.waiting: deque[_Batch] = deque()
+
+    def send(self, batch: _Batch, items: list) -> None:
+        self.requests.send_bytes(pickle.dumps(items, pickle.HIGHEST_PROTOCOL))
+        batch.helper = self
+        self.waiting.append(batch)
+
+    def receive(self) -> None:
+        """The oldest answer, waiting for it."""
+        data = self.answers.recv_bytes()
+        self.waiting.popleft().results = pickle.loads(data)
+
+    def receive_ready(self) -> None:
+        """Every answer already here, without waiting."""
+        while self.waiting and self.answers.poll():
+            self.receive()
+
+
 class Helpers:
-    """The helper processes of one run (created when ``--jobs`` is above 1 and a session runs here)."""
+    """The helper processes of one run (created when ``--jobs`` is above 1 and a session runs here).
+
+    Each is a plain process with a pipe, not a ``ProcessPoolExecutor``: the executor's feeder and
+    manager threads ran in the main process, and each batch woke them, so the main process handed
+    its interpreter lock to them several times a batch and waited to get it back, which on a busy
+    machine (or with a helper on the other core) is a wait for the scheduler. Here the main
+    thread pickles and sends a batch itself, and reads the answers when it applies them."""
 
     def __init__(self, processes: int, privacy_settings: dict):
         self.processes = processes
@@ -86,12 +162,21 @@ class Helpers:
         # on a core the main process shares with them.
         from . import redaction  # noqa: F401
 
-        self.pool = ProcessPoolExecutor(processes, initializer=_init_helper, initargs=(privacy_settings,))
-        # start them now, before the run's writer threads exist: a forked child gets only the
-        # thread that forked it, and no lock another thread might hold. The submit forks them (in
-        # this thread); waiting for it would only wait for their initialiser, which the first
-        # megabyte of the session, mapped here meanwhile, does not need.
-        self.pool.submit(int)
+        # started now, before the run's writer threads exist: a forked child gets only the thread
+        # that forked it, and no lock another thread might hold
+        self.links: list[_Link] = []
+        for _ in range(processes):
+            inbox, requests = multiprocessing.Pipe(duplex=False)
+            answers, outbox = multiprocessing.Pipe(duplex=False)
+            _roomy(requests)
+            _roomy(answers)
+            ours = [end for link in self.links for end in (link.requests, link.answers)] + [requests, answers]
+            process = multiprocessing.Process(target=_helper_main, args=(inbox, outbox, ours, privacy_settings),
+                                              daemon=True)
+            process.start()
+            inbox.close()
+            outbox.close()
+            self.links.append(_Link(process, requests, answers))
 
     def here(self) -> Any:
         """A Privacy of the helpers' settings in this process, for the batches cleaned here: its
@@ -102,13 +187,32 @@ class Helpers:
             self._here = Privacy(self.settings)
         return self._here
 
+    def free(self) -> _Link | None:
+        """The helper with the fewest batches waiting, if it has fewer than ``IN_FLIGHT``."""
+        best = None
+        for link in self.links:
+            link.receive_ready()
+            if len(link.waiting) < IN_FLIGHT and (best is None or len(link.waiting) < len(best.waiting)):
+                best = link
+        return best
+
     def stop(self, wait: bool = True) -> None:
         """Shut the helpers down; after an interruption, without waiting for their batches."""
-        self.pool.shutdown(wait=wait, cancel_futures=not wait)
-        if not wait:
-            for process in list((getattr(self.pool, "_processes", None) or {}).values()):  # no API before 3.14
-                if process.is_alive():
-                    process.terminate()
+        for link in self.links:
+            if wait:
+                try:
+                    while link.waiting:  # a batch of a session that failed: read, so the helper can stop
+                        link.receive()
+                    link.requests.send_bytes(b"")
+                except (OSError, EOFError):
+                    pass
+            elif link.process.is_alive():
+                link.process.terminate()
+        for link in self.links:
+            if wait:
+                link.process.join()
+            link.requests.close()
+            link.answers.close()
 
 
 class Offload:
@@ -132,8 +236,7 @@ class Offload:
         self.items: list[tuple[str, Any, bool]] = []
         self.places: list[tuple[Any, Any, int]] = []  # (container, key, bound) per item
         self.chars = 0
-        # (future, places, items) per batch, oldest first: the items, to clean them here if taken back
-        self.sent: deque[tuple[Future, list[tuple[Any, Any, int]], list[tuple[str, Any, bool]]]] = deque()
+        self.sent: deque[_Batch] = deque()  # oldest first
         self.upper = size  # exact size of what is applied, plus the bounds of what is not
 
     def text(self, container: Any, key: Any, text: str, tool: bool) -> None:
@@ -164,19 +267,17 @@ class Offload:
         limit early."""
         self.upper += size
         sent = self.sent
-        while sent and sent[0][0].done():
-            self._apply_oldest()
-        while len(sent) > 2 * IN_FLIGHT * self.helpers.processes:  # bounds what is held unapplied
+        while sent and sent[0].results is not None:  # received when a batch is sent (Helpers.free)
             self._apply_oldest()
         if self.limit and self.upper > self.limit:
             self.settle()  # now exact
         return self.upper
 
     def _send(self) -> None:
-        """Send the batch to the helpers; or clean it here when they are behind.
+        """Send the batch to a helper; or clean it here when they are behind.
 
-        The main process has its own work (reading, mapping, validating, writing), but when the
-        helpers have ``IN_FLIGHT`` batches each not yet done (a helper short of a core on a busy
+        The main process has its own work (reading, mapping, validating, writing), but when every
+        helper has ``IN_FLIGHT`` batches not yet answered (a helper short of a core on a busy
         machine, or a batch of long strings), waiting for them would leave this process idle:
         it cleans the batch itself instead. Either way the results are applied in the order the
         batches were made, by ``record_done``."""
@@ -184,23 +285,21 @@ class Offload:
         self.items, self.places, self.chars = [], [], 0
         if not items:
             return
-        busy = sum(1 for future, _, _ in self.sent if not future.done())
-        if busy >= IN_FLIGHT * self.helpers.processes:
-            self.sent.append((self._here(items), places, items))
+        batch = _Batch(places)
+        link = self.helpers.free()
+        if link is None:
+            batch.results = _clean_batch(items, self.helpers.here())
         else:
-            self.sent.append((self.helpers.pool.submit(_clean_batch, items), places, items))
-
-    def _here(self, items: list[tuple[str, Any, bool]]) -> Future:
-        """The batch cleaned in this process, as a finished future."""
-        future: Future = Future()
-        future.set_result(_clean_batch(items, self.helpers.here()))
-        return future
+            link.send(batch, items)
+        self.sent.append(batch)
 
     def _apply_oldest(self) -> None:
-        future, places, _ = self.sent.popleft()
+        batch = self.sent.popleft()
+        while batch.results is None:  # answers come in order: the older ones first
+            batch.helper.receive()
         privacy = self.privacy
         counts = privacy.counts
-        for (container, key, bound), (result, found, truncated) in zip(places, future.result()):
+        for (container, key, bound), (result, found, truncated) in zip(batch.places, batch.results):
             container[key] = result
             self.upper += len(result) - bound
             if found:
@@ -211,20 +310,9 @@ class Offload:
         """Clean what is left, wait for everything and apply it: the records are then complete.
 
         Until now the helpers worked while this process mapped; here it would only wait for the
-        batches they hold. So it cleans the last, unsent batch itself, then takes back, newest
-        first, every batch no helper has started (a cancelled future) and cleans those too,
-        while the helpers finish the oldest."""
+        batches they hold, so the last, unsent batch is cleaned here meanwhile."""
         if self.items:
-            items, places = self.items, self.places
+            self.sent.append(_Batch(self.places, results=_clean_batch(self.items, self.helpers.here())))
             self.items, self.places, self.chars = [], [], 0
-            self.sent.append((self._here(items), places, items))
-        sent = self.sent
-        for i in range(len(sent) - 1, -1, -1):
-            future, places, items = sent[i]
-            if future.done():
-                continue
-            if not future.cancel():  # a helper has it, and the older ones before it
-                break
-            sent[i] = (self._here(items), places, items)
-        while sent:
+        while self.sent:
             self._apply_oldest()
