@@ -60,21 +60,31 @@ def _init_helper(settings: dict) -> None:
     _PRIVACY = Privacy(settings)
 
 
-def _clean_batch(items: list[tuple[str, Any, bool]], privacy: Any = None) -> list[tuple[str, tuple, int]]:
-    """Each item cleaned as the main process would: (result, redactions counted, strings truncated).
+TEXT, TOOL_TEXT, ARGS = 0, 1, 2  # what a batch's item is, one byte each
 
-    ``privacy``: the main process's own copy, when it cleans a batch itself; a helper uses its
-    ``_PRIVACY``. Either counts each item apart, so the results are applied the same way."""
+
+def _clean_batch(batch: tuple[bytes, list], privacy: Any = None) -> tuple[list[str], list[tuple[int, tuple, int]]]:
+    """Each item cleaned as the main process would: the results in order, and (index, redactions
+    counted, strings truncated) for the few items that redacted or truncated anything.
+
+    A batch is its items' kinds (a byte each: ``TEXT``, ``TOOL_TEXT``, ``ARGS``) and their values:
+    a flat list of strings pickles and unpickles faster than a tuple per item, both ways, and the
+    main process does its half of that. ``privacy``: the main process's own copy, when it cleans
+    a batch itself; a helper uses its ``_PRIVACY``. Either counts each item apart, so the results
+    are applied the same way."""
     privacy = privacy or _PRIVACY
     counts = privacy.counts
+    kinds, values = batch
     out = []
-    for op, value, tool in items:
+    extras = []
+    for i, (kind, value) in enumerate(zip(kinds, values)):
         if counts:
             counts.clear()
         before = privacy.truncated
-        result = privacy.args(value) if op == "args" else privacy.text(value, tool=tool)
-        out.append((result, tuple(counts.items()) if counts else (), privacy.truncated - before))
-    return out
+        out.append(privacy.args(value) if kind == ARGS else privacy.text(value, tool=kind == TOOL_TEXT))
+        if counts or privacy.truncated != before:
+            extras.append((i, tuple(counts.items()), privacy.truncated - before))
+    return out, extras
 
 
 def _helper_main(inbox: Any, outbox: Any, inherited: list, settings: Any) -> None:
@@ -105,13 +115,14 @@ def _roomy(conn: Any) -> None:
 
 
 class _Batch:
-    """One batch of a session: the places its results go, and its results once they are known
-    (``helper``: the link it was sent on; None when it was cleaned here)."""
+    """One batch of a session: the places its results go, the sum of their bounds, and its
+    results once they are known (``helper``: the link it was sent on; None if cleaned here)."""
 
-    __slots__ = ("helper", "places", "results")
+    __slots__ = ("bound", "helper", "places", "results")
 
-    def __init__(self, places: list, helper: Any = None, results: list | None = None):
+    def __init__(self, places: list, bound: int, helper: Any = None, results: tuple | None = None):
         self.places = places
+        self.bound = bound
         self.helper = helper
         self.results = results
 
@@ -128,7 +139,7 @@ class _Link:
         self.answers = answers
         self.waiting: deque[_Batch] = deque()
 
-    def send(self, batch: _Batch, items: list) -> None:
+    def send(self, batch: _Batch, items: tuple[bytes, list]) -> None:
         self.requests.send_bytes(pickle.dumps(items, pickle.HIGHEST_PROTOCOL))
         batch.helper = self
         self.waiting.append(batch)
@@ -233,28 +244,33 @@ class Offload:
         redactor = privacy.redactor
         # a result is at most its truncation limit, or each character becoming "[REDACTED:<class>]"
         self.growth = 12 + redactor.longest_class if redactor is not None else 1
-        self.items: list[tuple[str, Any, bool]] = []
-        self.places: list[tuple[Any, Any, int]] = []  # (container, key, bound) per item
+        self.kinds = bytearray()  # the batch being made: its items' kinds, values and places
+        self.values: list[Any] = []
+        self.places: list[tuple[Any, Any]] = []  # (container, key) per item
+        self.bound = 0  # the sum of its items' bounds
         self.chars = 0
         self.sent: deque[_Batch] = deque()  # oldest first
         self.upper = size  # exact size of what is applied, plus the bounds of what is not
 
     def text(self, container: Any, key: Any, text: str, tool: bool) -> None:
-        limit = self.privacy.tool_limit if tool else self.privacy.other_limit
-        self._add(("text", text, tool), container, key, min(limit, self.growth * len(text)), len(text))
+        n = len(text)
+        self._add(TOOL_TEXT if tool else TEXT, text, container, key,
+                  min(self.privacy.tool_limit if tool else self.privacy.other_limit, self.growth * n), n)
 
     def args(self, container: Any, key: Any, args: dict) -> None:
         # the result is the serialised object redacted, or that text wrapped as {"_raw": ...},
         # whose escaping at most doubles it
         length = serialised_bound(args)
-        self._add(("args", args, True), container, key, 2 * self.growth * length + 16, length)
+        self._add(ARGS, args, container, key, 2 * self.growth * length + 16, length)
 
-    def _add(self, item: tuple[str, Any, bool], container: Any, key: Any, bound: int, chars: int) -> None:
-        self.items.append(item)
-        self.places.append((container, key, bound))
+    def _add(self, kind: int, value: Any, container: Any, key: Any, bound: int, chars: int) -> None:
+        self.kinds.append(kind)
+        self.values.append(value)
+        self.places.append((container, key))
         self.upper += bound
+        self.bound += bound
         self.chars += chars
-        if self.chars >= BATCH_CHARS or len(self.items) >= BATCH_ITEMS:
+        if self.chars >= BATCH_CHARS or len(self.values) >= BATCH_ITEMS:
             self._send()
 
     def record_done(self, size: int) -> int:
@@ -281,11 +297,9 @@ class Offload:
         machine, or a batch of long strings), waiting for them would leave this process idle:
         it cleans the batch itself instead. Either way the results are applied in the order the
         batches were made, by ``record_done``."""
-        items, places = self.items, self.places
-        self.items, self.places, self.chars = [], [], 0
-        if not items:
+        items, batch = self._take()
+        if batch is None:
             return
-        batch = _Batch(places)
         link = self.helpers.free()
         if link is None:
             batch.results = _clean_batch(items, self.helpers.here())
@@ -293,17 +307,26 @@ class Offload:
             link.send(batch, items)
         self.sent.append(batch)
 
+    def _take(self) -> tuple[tuple[bytes, list], _Batch | None]:
+        """The batch being made, as items to clean and a _Batch to hold their results (None when
+        it is empty); a new one is begun."""
+        items = (bytes(self.kinds), self.values)
+        batch = _Batch(self.places, self.bound) if self.values else None
+        self.kinds, self.values, self.places, self.bound, self.chars = bytearray(), [], [], 0, 0
+        return items, batch
+
     def _apply_oldest(self) -> None:
         batch = self.sent.popleft()
         while batch.results is None:  # answers come in order: the older ones first
             batch.helper.receive()
-        privacy = self.privacy
-        counts = privacy.counts
-        for (container, key, bound), (result, found, truncated) in zip(batch.places, batch.results):
+        results, extras = batch.results
+        for (container, key), result in zip(batch.places, results):
             container[key] = result
-            self.upper += len(result) - bound
+        self.upper += sum(map(len, results)) - batch.bound
+        privacy = self.privacy
+        for _, found, truncated in extras:  # in the items' order, as a run without helpers counts
             if found:
-                counts.update(dict(found))
+                privacy.counts.update(dict(found))
             privacy.truncated += truncated
 
     def settle(self) -> None:
@@ -311,8 +334,9 @@ class Offload:
 
         Until now the helpers worked while this process mapped; here it would only wait for the
         batches they hold, so the last, unsent batch is cleaned here meanwhile."""
-        if self.items:
-            self.sent.append(_Batch(self.places, results=_clean_batch(self.items, self.helpers.here())))
-            self.items, self.places, self.chars = [], [], 0
+        items, batch = self._take()
+        if batch is not None:
+            batch.results = _clean_batch(items, self.helpers.here())
+            self.sent.append(batch)
         while self.sent:
             self._apply_oldest()
