@@ -88,24 +88,45 @@ def _clean_batch(batch: tuple[bytes, list], privacy: Any = None) -> tuple[list[s
 
 
 def _helper_main(inbox: Any, outbox: Any, inherited: list, settings: Any) -> None:
-    """A helper: clean each batch the main process sends, answer in order, stop on an empty one."""
+    """A helper: clean each batch the main process sends, answer in order, stop on an empty one.
+
+    A thread reads the batches as they come, so the main process's send never waits on this
+    process's answer: without it, a batch larger than the pipe (one long string, or a pipe that
+    could not be enlarged) sent while this process waits to write an answer larger than the
+    other pipe would leave each process waiting for the other."""
+    import queue
+    import threading
+
     for conn in inherited:  # the main process's ends of the pipes, copied by the fork: only the
         conn.close()        # main process may hold them, or a helper would never see it end
     _init_helper(settings)
-    while True:
+    batches: queue.SimpleQueue = queue.SimpleQueue()
+
+    def read() -> None:
         try:
-            data = inbox.recv_bytes()
-            if not data:
-                return
-            outbox.send_bytes(pickle.dumps(_clean_batch(pickle.loads(data)), pickle.HIGHEST_PROTOCOL))
+            while True:
+                data = inbox.recv_bytes()
+                batches.put(data)
+                if not data:
+                    return
         except (EOFError, OSError):  # the main process is gone
+            batches.put(b"")
+
+    threading.Thread(target=read, daemon=True).start()
+    while True:
+        data = batches.get()
+        if not data:
+            return
+        try:
+            outbox.send_bytes(pickle.dumps(_clean_batch(pickle.loads(data)), pickle.HIGHEST_PROTOCOL))
+        except OSError:  # the main process is gone
             return
 
 
 def _roomy(conn: Any) -> None:
     """Let the pipe hold ``IN_FLIGHT`` batches (Linux; elsewhere, or past the system's limit, it
-    keeps its size): the main process's send then returns at once instead of waiting for the
-    helper to finish the batch before and read."""
+    keeps its size): the main process's send then returns at once, and the helper's reading
+    thread wakes (and takes the helper's interpreter lock) once a batch, not once per 64 KiB."""
     try:
         import fcntl
 
