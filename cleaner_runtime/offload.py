@@ -12,18 +12,15 @@ helpers: only the time differs.
 
 from __future__ import annotations
 
-import signal
-import threading
+import pickle
 from collections import deque
-from concurrent.futures import InvalidStateError  # concurrent.futures._base: no process pool imported
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # a run of one process imports no process pool (~8 ms of start-up)
-    from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any
 
 BATCH_CHARS = 1 << 18  # characters of text sent per batch
 BATCH_ITEMS = 2048  # strings sent per batch
-IN_FLIGHT = 4  # batches per helper sent and not yet applied: bounds the raw text held meanwhile
+PIPE_BYTES = 1 << 20  # a pipe's room (pickled, a batch is about a quarter of this; more if not ASCII)
+IN_FLIGHT = 2  # batches per helper not yet received: one it cleans, one it has next; past that
+# the main process cleans a batch itself
 
 _PRIVACY: Any = None
 
@@ -51,139 +48,204 @@ def serialised_bound(value: Any) -> int:
     return len(compact(value))
 
 
-_STOPPING = False  # in a pool's process: the main process has asked it to stop (SIGTERM)
-_IN_TASK = False  # in a pool's process: run_task is running a task
-
-
-def _stop_requested(signum: int, frame: Any) -> None:
-    global _STOPPING
-    _STOPPING = True
-    if _IN_TASK:
-        raise KeyboardInterrupt
-
-
-def pool_process_signals() -> None:
-    """In a process of a pool (a sessions' worker or a helper): Ctrl-C is left to the main process,
-    which stops its pools (``stop_now``); SIGTERM ends the task running with KeyboardInterrupt, and
-    every later one as it starts (``run_task``), but never the process itself. So it is never cut
-    off while it talks to the pool: a process killed halfway through sending its result leaves the
-    pool's manager thread waiting for the rest forever (and the run with it), and one killed holding
-    a queue's lock blocks the others. The task's KeyboardInterrupt goes back as its result, and the
-    process leaves when the pool, winding down, tells it to. Where a task writes a file, the write
-    holds SIGTERM until the rename (writer.py), so a file is finished or removed, never left half."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _stop_requested)
-
-
-def run_task(fn: Any, *args: Any) -> Any:
-    """``fn(*args)`` in a pool's process, unless SIGTERM has asked the process to stop (see
-    ``pool_process_signals``)."""
-    global _IN_TASK
-    _IN_TASK = True  # first: a SIGTERM from here on raises, and one before has set _STOPPING
-    try:
-        if _STOPPING:
-            raise KeyboardInterrupt
-        return fn(*args)
-    finally:
-        _IN_TASK = False
-
-
 def _init_helper(settings: dict) -> None:
     global _PRIVACY
+    import signal
+
     from .convert import Privacy
 
-    pool_process_signals()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process stops its helpers
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _PRIVACY = Privacy(settings)
 
 
-def _clean_batch(items: list[tuple[str, Any, bool]]) -> list[tuple[str, tuple, int]]:
-    return run_task(_clean_items, items)
+TEXT, TOOL_TEXT, ARGS = 0, 1, 2  # what a batch's item is, one byte each
 
 
-def _clean_items(items: list[tuple[str, Any, bool]]) -> list[tuple[str, tuple, int]]:
-    """Each item cleaned as the main process would: (result, redactions counted, strings truncated)."""
-    privacy = _PRIVACY
+def _clean_batch(batch: tuple[bytes, list], privacy: Any = None) -> tuple[list[str], list[tuple[int, tuple, int]]]:
+    """Each item cleaned as the main process would: the results in order, and (index, redactions
+    counted, strings truncated) for the few items that redacted or truncated anything.
+
+    A batch is its items' kinds (a byte each: ``TEXT``, ``TOOL_TEXT``, ``ARGS``) and their values:
+    a flat list of strings pickles and unpickles faster than a tuple per item, both ways, and the
+    main process does its half of that. ``privacy``: the main process's own copy, when it cleans
+    a batch itself; a helper uses its ``_PRIVACY``. Either counts each item apart, so the results
+    are applied the same way."""
+    privacy = privacy or _PRIVACY
     counts = privacy.counts
+    kinds, values = batch
     out = []
-    for op, value, tool in items:
+    extras = []
+    for i, (kind, value) in enumerate(zip(kinds, values)):
         if counts:
             counts.clear()
         before = privacy.truncated
-        result = privacy.args(value) if op == "args" else privacy.text(value, tool=tool)
-        out.append((result, tuple(counts.items()) if counts else (), privacy.truncated - before))
-    return out
+        out.append(privacy.args(value) if kind == ARGS else privacy.text(value, tool=kind == TOOL_TEXT))
+        if counts or privacy.truncated != before:
+            extras.append((i, tuple(counts.items()), privacy.truncated - before))
+    return out, extras
 
 
-def stop_now(pool: ProcessPoolExecutor) -> None:
-    """After an interruption: drop the work ``pool`` has not started, end the work its processes are
-    doing, and return once the pool's manager thread has wound it up; used for the sessions' workers
-    and for the helpers alike. The processes are sent SIGTERM, which ends their tasks, not them (see
-    ``pool_process_signals``): a process writing a file finishes it first, so this waits for that
-    file and no longer.
+def _helper_main(inbox: Any, outbox: Any, inherited: list, settings: Any) -> None:
+    """A helper: clean each batch the main process sends, answer in order, stop on an empty one.
 
-    Two things of the library's own are read, here only: the pool's processes and its manager
-    thread. No public API lists them before Python 3.14 (whose ``terminate_workers`` does the
-    shutdown and terminate below), and ``shutdown`` sets both attributes to None, so they are read
-    before it (the two copies of this code before it read ``_processes`` after the shutdown, got
-    None, and so never stopped a process).
+    A thread reads the batches as they come, so the main process's send never waits on this
+    process's answer: without it, a batch larger than the pipe (one long string, or a pipe that
+    could not be enlarged) sent while this process waits to write an answer larger than the
+    other pipe would leave each process waiting for the other."""
+    import queue
+    import threading
 
-    The join, and the hook: after a Ctrl-C or SIGTERM, ``Executor.map``'s iterator cancels the
-    futures not yet started, then ``shutdown(cancel_futures=True)`` asks the manager thread to drop
-    them. It does so only when it next wakes, and only if the pool still exists. When a run had let
-    go of the pool by then (its frames gone as it returned 130; a loaded machine need only leave
-    that thread unscheduled for a moment), the cancelled futures stayed in its table while the call
-    queue was full; once it saw a worker gone (terminated, as the stop did then), its
-    ``terminate_broken`` called ``set_exception`` on each future of the table, which raises
-    ``InvalidStateError: CANCELLED: <Future ... state=cancelled>`` for a cancelled one, and
-    ``threading.excepthook`` printed that as a traceback after "interrupted" (Python 3.11; CPython
-    ignores that error there since 3.12, gh-107219). Holding the pool until the manager thread has
-    ended means it always finds the pool and drops the cancelled futures; the hook, which lets
-    through everything but exactly that error from exactly that thread, covers a process of the
-    pool that dies abruptly all the same (SIGKILL, or SIGTERM before its initializer ran). It is
-    removed once the thread has ended; if a second interruption cuts the join short it stays, since
-    that thread can still raise. tests/reliability/test_interrupt_race.py forces these interleavings.
-    """
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    manager = getattr(pool, "_executor_manager_thread", None)
-    previous = threading.excepthook
+    for conn in inherited:  # the main process's ends of the pipes, copied by the fork: only the
+        conn.close()        # main process may hold them, or a helper would never see it end
+    _init_helper(settings)
+    batches: queue.SimpleQueue = queue.SimpleQueue()
 
-    def hook(args: Any) -> None:
-        if args.thread is manager and issubclass(args.exc_type, InvalidStateError):
-            return  # the manager failing a future the run had already cancelled: nothing is lost
-        previous(args)
+    def read() -> None:
+        try:
+            while True:
+                data = inbox.recv_bytes()
+                batches.put(data)
+                if not data:
+                    return
+        except (EOFError, OSError):  # the main process is gone
+            batches.put(b"")
 
-    if manager is not None:
-        threading.excepthook = hook
+    threading.Thread(target=read, daemon=True).start()
+    while True:
+        data = batches.get()
+        if not data:
+            return
+        try:
+            outbox.send_bytes(pickle.dumps(_clean_batch(pickle.loads(data)), pickle.HIGHEST_PROTOCOL))
+        except OSError:  # the main process is gone
+            return
+
+
+def _roomy(conn: Any) -> None:
+    """Let the pipe hold ``IN_FLIGHT`` batches (Linux; elsewhere, or past the system's limit, it
+    keeps its size): the main process's send then returns at once, and the helper's reading
+    thread wakes (and takes the helper's interpreter lock) once a batch, not once per 64 KiB."""
     try:
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
-        if manager is not None:
-            manager.join()
-    finally:
-        if threading.excepthook is hook and not (manager is not None and manager.is_alive()):
-            threading.excepthook = previous
+        import fcntl
+
+        fcntl.fcntl(conn.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
+class _Batch:
+    """One batch of a session: the places its results go, the sum of their bounds, and its
+    results once they are known (``helper``: the link it was sent on; None if cleaned here)."""
+
+    __slots__ = ("bound", "helper", "places", "results")
+
+    def __init__(self, places: list, bound: int, helper: Any = None, results: tuple | None = None):
+        self.places = places
+        self.bound = bound
+        self.helper = helper
+        self.results = results
+
+
+class _Link:
+    """A helper process and the main process's ends of its two pipes; ``waiting``: the batches
+    sent to it and not yet answered, oldest first (a helper answers in order)."""
+
+    __slots__ = ("answers", "process", "requests", "waiting")
+
+    def __init__(self, process: Any, requests: Any, answers: Any):
+        self.process = process
+        self.requests = requests
+        self.answers = answers
+        self.waiting: deque[_Batch] = deque()
+
+    def send(self, batch: _Batch, items: tuple[bytes, list]) -> None:
+        self.requests.send_bytes(pickle.dumps(items, pickle.HIGHEST_PROTOCOL))
+        batch.helper = self
+        self.waiting.append(batch)
+
+    def receive(self) -> None:
+        """The oldest answer, waiting for it."""
+        data = self.answers.recv_bytes()
+        self.waiting.popleft().results = pickle.loads(data)
+
+    def receive_ready(self) -> None:
+        """Every answer already here, without waiting."""
+        while self.waiting and self.answers.poll():
+            self.receive()
 
 
 class Helpers:
-    """The helper processes of one run (created when ``--jobs`` is above 1 and a session runs here)."""
+    """The helper processes of one run (created when ``--jobs`` is above 1 and a session runs here).
+
+    Each is a plain process with a pipe, not a ``ProcessPoolExecutor``: the executor's feeder and
+    manager threads ran in the main process, and each batch woke them, so the main process handed
+    its interpreter lock to them several times a batch and waited to get it back, which on a busy
+    machine (or with a helper on the other core) is a wait for the scheduler. Here the main
+    thread pickles and sends a batch itself, and reads the answers when it applies them."""
 
     def __init__(self, processes: int, privacy_settings: dict):
-        from concurrent.futures import ProcessPoolExecutor
-
         self.processes = processes
-        self.pool = ProcessPoolExecutor(processes, initializer=_init_helper, initargs=(privacy_settings,))
-        # start them now, before the run's writer threads exist: a forked child gets only the
-        # thread that forked it, and no lock another thread might hold
-        self.pool.submit(int).result()
+        self.settings = privacy_settings
+        self._here: Any = None
+        # multiprocessing here: a run of one process never needs it (~8 ms of start-up). The
+        # redaction package (about 0.1 s of CPU to import) is loaded here, where every session
+        # needs it anyway, so that forked helpers inherit it instead of each importing it again
+        # on a core the main process shares with them.
+        import multiprocessing
+
+        from . import redaction  # noqa: F401
+
+        # started now, before the run's writer threads exist: a forked child gets only the thread
+        # that forked it, and no lock another thread might hold
+        self.links: list[_Link] = []
+        for _ in range(processes):
+            inbox, requests = multiprocessing.Pipe(duplex=False)
+            answers, outbox = multiprocessing.Pipe(duplex=False)
+            _roomy(requests)
+            _roomy(answers)
+            ours = [end for link in self.links for end in (link.requests, link.answers)] + [requests, answers]
+            process = multiprocessing.Process(target=_helper_main, args=(inbox, outbox, ours, privacy_settings),
+                                              daemon=True)
+            process.start()
+            inbox.close()
+            outbox.close()
+            self.links.append(_Link(process, requests, answers))
+
+    def here(self) -> Any:
+        """A Privacy of the helpers' settings in this process, for the batches cleaned here: its
+        counts are its own, as a helper's are, never the session's."""
+        if self._here is None:
+            from .convert import Privacy
+
+            self._here = Privacy(self.settings)
+        return self._here
+
+    def free(self) -> _Link | None:
+        """The helper with the fewest batches waiting, if it has fewer than ``IN_FLIGHT``."""
+        best = None
+        for link in self.links:
+            link.receive_ready()
+            if len(link.waiting) < IN_FLIGHT and (best is None or len(link.waiting) < len(best.waiting)):
+                best = link
+        return best
 
     def stop(self, wait: bool = True) -> None:
         """Shut the helpers down; after an interruption, without waiting for their batches."""
-        if wait:
-            self.pool.shutdown()
-        else:
-            stop_now(self.pool)
+        for link in self.links:
+            if wait:
+                try:
+                    while link.waiting:  # a batch of a session that failed: read, so the helper can stop
+                        link.receive()
+                    link.requests.send_bytes(b"")
+                except (OSError, EOFError):
+                    pass
+            elif link.process.is_alive():
+                link.process.terminate()  # it dies at once (SIGTERM's default): nothing waits on its pipe
+        for link in self.links:
+            link.process.join()
+            link.requests.close()
+            link.answers.close()
 
 
 class Offload:
@@ -204,63 +266,99 @@ class Offload:
         redactor = privacy.redactor
         # a result is at most its truncation limit, or each character becoming "[REDACTED:<class>]"
         self.growth = 12 + redactor.longest_class if redactor is not None else 1
-        self.items: list[tuple[str, Any, bool]] = []
-        self.places: list[tuple[Any, Any, int]] = []  # (container, key, bound) per item
+        self.kinds = bytearray()  # the batch being made: its items' kinds, values and places
+        self.values: list[Any] = []
+        self.places: list[tuple[Any, Any]] = []  # (container, key) per item
+        self.bound = 0  # the sum of its items' bounds
         self.chars = 0
-        self.sent: deque[tuple[Future | None, list[tuple[Any, Any, int]]]] = deque()
+        self.sent: deque[_Batch] = deque()  # oldest first
         self.upper = size  # exact size of what is applied, plus the bounds of what is not
 
     def text(self, container: Any, key: Any, text: str, tool: bool) -> None:
-        limit = self.privacy.tool_limit if tool else self.privacy.other_limit
-        self._add(("text", text, tool), container, key, min(limit, self.growth * len(text)), len(text))
+        n = len(text)
+        self._add(TOOL_TEXT if tool else TEXT, text, container, key,
+                  min(self.privacy.tool_limit if tool else self.privacy.other_limit, self.growth * n), n)
 
     def args(self, container: Any, key: Any, args: dict) -> None:
         # the result is the serialised object redacted, or that text wrapped as {"_raw": ...},
         # whose escaping at most doubles it
         length = serialised_bound(args)
-        self._add(("args", args, True), container, key, 2 * self.growth * length + 16, length)
+        self._add(ARGS, args, container, key, 2 * self.growth * length + 16, length)
 
-    def _add(self, item: tuple[str, Any, bool], container: Any, key: Any, bound: int, chars: int) -> None:
-        self.items.append(item)
-        self.places.append((container, key, bound))
+    def _add(self, kind: int, value: Any, container: Any, key: Any, bound: int, chars: int) -> None:
+        self.kinds.append(kind)
+        self.values.append(value)
+        self.places.append((container, key))
         self.upper += bound
+        self.bound += bound
         self.chars += chars
-        if self.chars >= BATCH_CHARS or len(self.items) >= BATCH_ITEMS:
+        if self.chars >= BATCH_CHARS or len(self.values) >= BATCH_ITEMS:
             self._send()
 
     def record_done(self, size: int) -> int:
         """The session's size after this raw record, exact or, when it is surely within the limit,
-        an upper bound; ``size`` is what the record's own parts added besides the strings sent."""
+        an upper bound; ``size`` is what the record's own parts added besides the strings sent.
+
+        Results are applied here, between raw records, and never while one is being mapped: the
+        builder counts a record's content when it emits the record, so a hole filled before that
+        would be counted twice (once there, once here), and the session would seem to pass the
+        limit early."""
         self.upper += size
+        sent = self.sent
+        while sent and sent[0].results is not None:  # received when a batch is sent (Helpers.free)
+            self._apply_oldest()
         if self.limit and self.upper > self.limit:
             self.settle()  # now exact
         return self.upper
 
     def _send(self) -> None:
-        future = self.helpers.pool.submit(_clean_batch, self.items) if self.items else None
-        self.sent.append((future, self.places))
-        self.items, self.places, self.chars = [], [], 0
-        while len(self.sent) > IN_FLIGHT * self.helpers.processes:
-            self._apply_oldest()
-        while self.sent and (self.sent[0][0] is None or self.sent[0][0].done()):
-            self._apply_oldest()
+        """Send the batch to a helper; or clean it here when they are behind.
+
+        The main process has its own work (reading, mapping, validating, writing), but when every
+        helper has ``IN_FLIGHT`` batches not yet answered (a helper short of a core on a busy
+        machine, or a batch of long strings), waiting for them would leave this process idle:
+        it cleans the batch itself instead. Either way the results are applied in the order the
+        batches were made, by ``record_done``."""
+        items, batch = self._take()
+        if batch is None:
+            return
+        link = self.helpers.free()
+        if link is None:
+            batch.results = _clean_batch(items, self.helpers.here())
+        else:
+            link.send(batch, items)
+        self.sent.append(batch)
+
+    def _take(self) -> tuple[tuple[bytes, list], _Batch | None]:
+        """The batch being made, as items to clean and a _Batch to hold their results (None when
+        it is empty); a new one is begun."""
+        items = (bytes(self.kinds), self.values)
+        batch = _Batch(self.places, self.bound) if self.values else None
+        self.kinds, self.values, self.places, self.bound, self.chars = bytearray(), [], [], 0, 0
+        return items, batch
 
     def _apply_oldest(self) -> None:
-        future, places = self.sent.popleft()
-        if future is None:
-            return
-        privacy = self.privacy
-        counts = privacy.counts
-        for (container, key, bound), (result, found, truncated) in zip(places, future.result()):
+        batch = self.sent.popleft()
+        while batch.results is None:  # answers come in order: the older ones first
+            batch.helper.receive()
+        results, extras = batch.results
+        for (container, key), result in zip(batch.places, results):
             container[key] = result
-            self.upper += len(result) - bound
+        self.upper += sum(map(len, results)) - batch.bound
+        privacy = self.privacy
+        for _, found, truncated in extras:  # in the items' order, as a run without helpers counts
             if found:
-                counts.update(dict(found))
+                privacy.counts.update(dict(found))
             privacy.truncated += truncated
 
     def settle(self) -> None:
-        """Send what is left, wait for everything and apply it: the records are then complete."""
-        if self.items:
-            self._send()
+        """Clean what is left, wait for everything and apply it: the records are then complete.
+
+        Until now the helpers worked while this process mapped; here it would only wait for the
+        batches they hold, so the last, unsent batch is cleaned here meanwhile."""
+        items, batch = self._take()
+        if batch is not None:
+            batch.results = _clean_batch(items, self.helpers.here())
+            self.sent.append(batch)
         while self.sent:
             self._apply_oldest()

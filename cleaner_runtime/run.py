@@ -44,7 +44,8 @@ from .hooks import DocumentContext, Hooks, HooksError
 from .mapping import MappingError, compile_path, compile_paths, read_mapping
 from .model import Mapping
 from .model import Session as SessionSettings
-from .offload import Helpers, Offload, pool_process_signals, run_task, stop_now
+from .offload import Helpers, Offload
+from .pool import pool_process_signals, run_task, stop_now
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
 from .trees import flatten_children
 from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
@@ -565,7 +566,7 @@ def _init_worker(mapping: Mapping, hooks_path: str | None, schema_arg: str | Non
 def _worker_signals() -> None:
     """Workers leave Ctrl-C to the main process, which stops them; SIGTERM ends the session a worker
     cleans, except while it writes a file (writes hold it until the rename), so it never leaves half
-    a file (offload.pool_process_signals)."""
+    a file (pool.pool_process_signals)."""
     pool_process_signals()
 
 

@@ -15,7 +15,7 @@ has finished stopping and has dropped the pool before the manager looks at anyth
 call queue is full at the interrupt (two chunks running, three queued), as it mostly is in a long
 run, so the manager cannot drop the cancelled futures by itself. That is the
 interleaving which printed ``InvalidStateError: CANCELLED: <Future ... state=cancelled>`` from the
-manager thread on Python 3.11 (see cleaner_runtime.offload.stop_now).
+manager thread on Python 3.11 (see cleaner_runtime.pool.stop_now).
 
 With RESULT_CHARS (default 0) each task returns that many characters, as a helper's redacted batch
 does (up to 256k): a process stopped while it sends such a result leaves the manager thread
@@ -26,7 +26,7 @@ Prints one line, ``trials=N tracebacks=T workers_left=W hung=H seconds=S kinds=[
 threads' tracebacks (if any) on stderr. Workers a stop leaves running are killed a second later, so that
 the next trial starts afresh; what the manager thread prints then is not counted. STOP is one of:
 
-- ``runtime``: ``cleaner_runtime.offload.stop_now``, the cleaner's stop, with the processes set up
+- ``runtime``: ``cleaner_runtime.pool.stop_now``, the cleaner's stop, with the processes set up
   as the cleaner's are (``pool_process_signals``, tasks run through ``run_task``);
 - ``terminate``: shutdown(wait=False, cancel_futures=True), then terminate the pool's processes
   (read before the shutdown), which die at once on SIGTERM: the stop of commit 4d4b6d4 (there via
@@ -78,7 +78,7 @@ def _task(i: int, chars: int = 0) -> str:
 
 
 def _runtime_task(i: int, chars: int = 0) -> str:
-    from cleaner_runtime.offload import run_task
+    from cleaner_runtime.pool import run_task
 
     return run_task(_task, i, chars)
 
@@ -152,8 +152,8 @@ def main(argv: list[str]) -> int:
         RESULT_CHARS = int(argv[3])
     setup = {}
     if name == "runtime":
-        from cleaner_runtime.offload import pool_process_signals
-        from cleaner_runtime.offload import stop_now as stop
+        from cleaner_runtime.pool import pool_process_signals
+        from cleaner_runtime.pool import stop_now as stop
 
         setup = {"initializer": pool_process_signals, "task": _runtime_task}
     else:

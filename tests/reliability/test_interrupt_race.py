@@ -1,5 +1,5 @@
 """Stopping a process pool after Ctrl-C or SIGTERM prints nothing and ends its workers, whatever the
-interleaving of the main thread and the pool's manager thread (cleaner_runtime.offload.stop_now).
+interleaving of the main thread and the pool's manager thread (cleaner_runtime.pool.stop_now).
 
 The cleaner's own interrupt test (test_crash_safety.py, ``--jobs 2``) met the bad interleaving
 once in CI: a traceback ending in ``InvalidStateError: CANCELLED: <Future ... state=cancelled>``
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cleaner_runtime.offload import stop_now
+from cleaner_runtime.pool import stop_now
 
 SCRIPT = Path(__file__).with_name("interrupt_race.py")
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,14 +84,15 @@ def test_only_the_shutdown_race_is_kept_quiet_and_only_while_stopping(monkeypatc
 HELPERS_STOP = """
 import threading, time
 from cleaner_runtime import model
-from cleaner_runtime.offload import Helpers, _clean_batch
+from cleaner_runtime.offload import TEXT, Helpers, _Batch
 errors = []
 threading.excepthook = lambda args: errors.append(args.exc_type.__name__)
 for trial in range({trials}):
     helpers = Helpers(2, model.Privacy())
-    processes = list(helpers.pool._processes.values())
-    batch = [("text", "write to a@b.example " * 20000, False)]  # a result of about 0.5 MB each
-    futures = [helpers.pool.submit(_clean_batch, batch) for _ in range(12)]
+    processes = [link.process for link in helpers.links]
+    batch = (bytes([TEXT]), ["write to a@b.example " * 20000])  # a result of about 0.5 MB each
+    for n in range(12):
+        helpers.links[n % 2].send(_Batch([], 0), batch)
     time.sleep(0.05 * (trial % 4))
     helpers.stop(wait=False)
     assert not any(p.is_alive() for p in processes), trial
@@ -100,9 +101,8 @@ print("errors", errors)
 
 
 def test_helpers_stopped_while_sending_large_results_stop_promptly():
-    """A helper stopped halfway through sending its (large) result used to leave the pool's manager
-    thread waiting for the rest forever, and the run with it (with helpers that died on SIGTERM);
-    they now finish talking to the pool and only their tasks end."""
+    """Helpers stopped while they clean and send large results, as after a Ctrl-C: every one ends,
+    nothing hangs (the main process reads none of their pipes then) and no thread reports an error."""
     result = subprocess.run([sys.executable, "-c", HELPERS_STOP.format(trials=12)], check=False, capture_output=True,
                             text=True, timeout=90, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert result.returncode == 0, result.stderr

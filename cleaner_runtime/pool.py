@@ -1,0 +1,106 @@
+"""The sessions' worker pool: how its processes take signals, and how it stops after an interruption.
+
+With ``--jobs N`` a run cleans N sessions at once in a ``ProcessPoolExecutor`` (run.py). Ctrl-C and
+SIGTERM must stop it cleanly: the sessions not started dropped, the ones running ended, every
+file finished or removed, no traceback, exit 130. What that takes of the pool's processes
+(``pool_process_signals``, ``run_task``) and of the main process (``stop_now``) is here, in one
+place. (A large session's helper processes, offload.py, are plain processes and stop otherwise.)
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from concurrent.futures import InvalidStateError  # concurrent.futures._base: no process pool imported
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # a run of one process imports no process pool (~8 ms of start-up)
+    from concurrent.futures import ProcessPoolExecutor
+
+
+_STOPPING = False  # in a pool's process: the main process has asked it to stop (SIGTERM)
+_IN_TASK = False  # in a pool's process: run_task is running a task
+
+
+def _stop_requested(signum: int, frame: Any) -> None:
+    global _STOPPING
+    _STOPPING = True
+    if _IN_TASK:
+        raise KeyboardInterrupt
+
+
+def pool_process_signals() -> None:
+    """In a sessions' worker: Ctrl-C is left to the main process, which stops the pool
+    (``stop_now``); SIGTERM ends the task running with KeyboardInterrupt, and
+    every later one as it starts (``run_task``), but never the process itself. So it is never cut
+    off while it talks to the pool: a process killed halfway through sending its result leaves the
+    pool's manager thread waiting for the rest forever (and the run with it), and one killed holding
+    a queue's lock blocks the others. The task's KeyboardInterrupt goes back as its result, and the
+    process leaves when the pool, winding down, tells it to. Where a task writes a file, the write
+    holds SIGTERM until the rename (writer.py), so a file is finished or removed, never left half."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_requested)
+
+
+def run_task(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in a pool's process, unless SIGTERM has asked the process to stop (see
+    ``pool_process_signals``)."""
+    global _IN_TASK
+    _IN_TASK = True  # first: a SIGTERM from here on raises, and one before has set _STOPPING
+    try:
+        if _STOPPING:
+            raise KeyboardInterrupt
+        return fn(*args)
+    finally:
+        _IN_TASK = False
+
+
+def stop_now(pool: ProcessPoolExecutor) -> None:
+    """After an interruption: drop the work ``pool`` has not started, end the work its processes are
+    doing, and return once the pool's manager thread has wound it up. The processes are sent
+    SIGTERM, which ends their tasks, not them (see ``pool_process_signals``): a process writing a file finishes it first, so this waits for that
+    file and no longer.
+
+    Two things of the library's own are read, here only: the pool's processes and its manager
+    thread. No public API lists them before Python 3.14 (whose ``terminate_workers`` does the
+    shutdown and terminate below), and ``shutdown`` sets both attributes to None, so they are read
+    before it (the two copies of this code before it read ``_processes`` after the shutdown, got
+    None, and so never stopped a process).
+
+    The join, and the hook: after a Ctrl-C or SIGTERM, ``Executor.map``'s iterator cancels the
+    futures not yet started, then ``shutdown(cancel_futures=True)`` asks the manager thread to drop
+    them. It does so only when it next wakes, and only if the pool still exists. When a run had let
+    go of the pool by then (its frames gone as it returned 130; a loaded machine need only leave
+    that thread unscheduled for a moment), the cancelled futures stayed in its table while the call
+    queue was full; once it saw a worker gone (terminated, as the stop did then), its
+    ``terminate_broken`` called ``set_exception`` on each future of the table, which raises
+    ``InvalidStateError: CANCELLED: <Future ... state=cancelled>`` for a cancelled one, and
+    ``threading.excepthook`` printed that as a traceback after "interrupted" (Python 3.11; CPython
+    ignores that error there since 3.12, gh-107219). Holding the pool until the manager thread has
+    ended means it always finds the pool and drops the cancelled futures; the hook, which lets
+    through everything but exactly that error from exactly that thread, covers a process of the
+    pool that dies abruptly all the same (SIGKILL, or SIGTERM before its initializer ran). It is
+    removed once the thread has ended; if a second interruption cuts the join short it stays, since
+    that thread can still raise. tests/reliability/test_interrupt_race.py forces these interleavings.
+    """
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    previous = threading.excepthook
+
+    def hook(args: Any) -> None:
+        if args.thread is manager and issubclass(args.exc_type, InvalidStateError):
+            return  # the manager failing a future the run had already cancelled: nothing is lost
+        previous(args)
+
+    if manager is not None:
+        threading.excepthook = hook
+    try:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+        if manager is not None:
+            manager.join()
+    finally:
+        if threading.excepthook is hook and not (manager is not None and manager.is_alive()):
+            threading.excepthook = previous

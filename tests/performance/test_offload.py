@@ -1,0 +1,52 @@
+"""The offload applies the helpers' results exactly where a run without helpers would count them."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+from cleaner_runtime import model, offload
+from cleaner_runtime.convert import Privacy
+
+
+def test_a_result_is_applied_only_once_its_record_is_done(monkeypatch):
+    # The builder counts a record's content when it emits it; a hole filled before that would be
+    # counted twice and the session would pass --max-session-mb early.
+    monkeypatch.setattr(offload, "BATCH_ITEMS", 1)  # every string is cleaned at once
+    privacy = Privacy({})
+    helpers = SimpleNamespace(free=lambda: None, here=lambda: Privacy({}))  # busy helpers: cleaned here
+    off = offload.Offload(helpers, privacy, limit=10**6)
+    record = {"content": None}
+    text = "word " * 40
+    off.text(record, "content", text, False)
+    assert record["content"] is None  # cleaned, but its record is still being mapped
+    assert off.record_done(0) == len(text)  # the bound replaced by the exact length, once
+    assert record["content"] == text
+
+
+def test_batches_larger_than_the_pipes_never_leave_both_processes_waiting(monkeypatch):
+    # Pipes that could not be enlarged (4 KiB): a batch is sent while the helper is still writing
+    # the answer before it, each larger than a pipe; the helper's reading thread takes the batch.
+    monkeypatch.setattr(offload, "PIPE_BYTES", 4096)
+    monkeypatch.setattr(offload, "BATCH_ITEMS", 1)
+    helpers = offload.Helpers(1, model.Privacy.load({}))
+    privacy = Privacy({})
+    text = "a word of text " * 2000  # 30,000 characters: under the truncation limit, whole both ways
+    records = [{"content": None} for _ in range(8)]
+
+    def run() -> None:
+        off = offload.Offload(helpers, privacy, limit=0)
+        for record in records:
+            off.text(record, "content", text, False)
+            off.record_done(0)
+        off.settle()
+
+    worker = threading.Thread(target=run, daemon=True)
+    try:
+        worker.start()
+        worker.join(60)
+        assert not worker.is_alive(), "the main process and its helper wait for each other"
+        assert all(record["content"] == text for record in records)
+    finally:
+        if not worker.is_alive():
+            helpers.stop()
