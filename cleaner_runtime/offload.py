@@ -86,6 +86,12 @@ def _clean_batch(batch: tuple[bytes, list], privacy: Any = None) -> tuple[list[s
     return out, extras
 
 
+class HelperFailed(Exception):
+    """Cleaning a batch raised in a helper (a bug of the cleaner, as it would be in the main
+    process): the session whose batch it was fails with this, named, as for any bug there; the
+    helper stays up for the next batch, and no traceback is printed from its process."""
+
+
 def _helper_main(inbox: Any, outbox: Any, inherited: list, settings: Any) -> None:
     """A helper: clean each batch the main process sends, answer in order, stop on an empty one.
 
@@ -117,7 +123,11 @@ def _helper_main(inbox: Any, outbox: Any, inherited: list, settings: Any) -> Non
         if not data:
             return
         try:
-            outbox.send_bytes(pickle.dumps(_clean_batch(pickle.loads(data)), pickle.HIGHEST_PROTOCOL))
+            answer: Any = _clean_batch(pickle.loads(data))
+        except Exception as exc:  # noqa: BLE001 - a bug: its session fails with it, the helper serves the next
+            answer = HelperFailed(f"{exc.__class__.__name__}: {exc}")
+        try:
+            outbox.send_bytes(pickle.dumps(answer, pickle.HIGHEST_PROTOCOL))
         except OSError:  # the main process is gone
             return
 
@@ -165,9 +175,13 @@ class _Link:
         self.waiting.append(batch)
 
     def receive(self) -> None:
-        """The oldest answer, waiting for it."""
+        """The oldest answer, waiting for it; HelperFailed when cleaning that batch raised."""
         data = self.answers.recv_bytes()
-        self.waiting.popleft().results = pickle.loads(data)
+        answer = pickle.loads(data)
+        batch = self.waiting.popleft()
+        if isinstance(answer, HelperFailed):
+            raise answer
+        batch.results = answer
 
     def receive_ready(self) -> None:
         """Every answer already here, without waiting."""

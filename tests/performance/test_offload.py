@@ -50,3 +50,25 @@ def test_batches_larger_than_the_pipes_never_leave_both_processes_waiting(monkey
     finally:
         if not worker.is_alive():
             helpers.stop()
+
+
+def test_a_batch_that_raises_in_a_helper_fails_its_session_and_the_helper_serves_on():
+    # A bug while cleaning (here a value that is no string) must reach the main process as an error
+    # naming it, as it would in one process, not as a helper's traceback and a closed pipe.
+    helpers = offload.Helpers(1, model.Privacy.load({}))
+    try:
+        link = helpers.links[0]
+        link.send(offload._Batch([], 0), (bytes([offload.TEXT]), [None]))
+        try:
+            link.receive()
+        except offload.HelperFailed as exc:
+            assert "TypeError" in str(exc)
+        else:
+            raise AssertionError("the helper's error was lost")
+        good = offload._Batch([], 0)
+        link.send(good, (bytes([offload.TEXT]), ["plain words"]))
+        link.receive()
+        assert good.results == (["plain words"], [])
+        assert link.process.is_alive()
+    finally:
+        helpers.stop()
