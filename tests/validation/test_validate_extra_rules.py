@@ -4,8 +4,12 @@ and ``SESSION_RULES``); the corpus tests check the same rules on whole files."""
 from __future__ import annotations
 
 import re
+from datetime import datetime
+from itertools import pairwise
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 META = {"role": "meta", "source": "support-agent"}
 T = "2026-05-16T09:00:00Z"
@@ -78,6 +82,26 @@ def test_timestamp_order_compares_instants_and_passes_over_the_unreadable(rt):
     assert judge(rt, rt._timestamp_order, records) == [
         (5, "timestamp-order", "warning", ("timestamp 2026-05-16T08:59:59Z is earlier than 2026-05-16T11:00:00+02:00 "
                                           "on line 3; keep records in chronological order (or check the zone offsets)"))]
+
+
+# Timestamps that repeat, go back, go back across zones, are not instants, or are absent.
+_TIMES = st.sampled_from(["2026-05-16T09:00:00Z", "2026-05-16T09:00:00.5Z", "2026-05-16T08:59:59Z",
+                          "2026-05-16T11:00:00+02:00", "2026-05-16T10:30:00+01:00", "2026-05-17T00:00:00Z",
+                          "soon", "2026-02-30T00:00:00Z", None])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TIMES, max_size=12))
+def test_timestamp_order_warns_wherever_an_instant_is_earlier_than_the_one_before_it(rt, times):
+    # The rule as written: among the records whose timestamp is a real instant, in file order,
+    # each one earlier than the one before it (instants compared, records without one passed over).
+    records = [META] + [{**USER, "timestamp": t} if t is not None else {"role": "user", "content": "hi"} for t in times]
+    timed = [(line, datetime.fromisoformat(t))
+             for line, t in enumerate(times, 2) if t not in (None, "soon", "2026-02-30T00:00:00Z")]
+    expected = [(line, before) for (before, earlier), (line, now) in pairwise(timed) if now < earlier]
+    found = [(line, int(re.search(r"on line (\d+)", message).group(1)))
+             for line, rule, severity, message in judge(rt, rt._timestamp_order, records)]
+    assert found == expected
 
 
 def test_assistant_content_null_exactly_with_tool_calls(rt):
