@@ -13,6 +13,7 @@ helpers: only the time differs.
 from __future__ import annotations
 
 import pickle
+import sys
 from collections import deque
 from typing import Any
 
@@ -146,42 +147,71 @@ def _roomy(conn: Any) -> None:
 
 class _Batch:
     """One batch of a session: the places its results go, the sum of their bounds, and its
-    results once they are known (``helper``: the link it was sent on; None if cleaned here)."""
+    results once they are known (``helper``: the link it was sent on; None if cleaned here).
+    ``items`` are what was sent, kept until the answer comes, so that the main process can clean
+    them itself if the helper is lost on the way."""
 
-    __slots__ = ("bound", "helper", "places", "results")
+    __slots__ = ("bound", "helper", "items", "places", "results")
 
     def __init__(self, places: list, bound: int, helper: Any = None, results: tuple | None = None):
         self.places = places
         self.bound = bound
         self.helper = helper
         self.results = results
+        self.items: tuple[bytes, list] | None = None
 
 
 class _Link:
     """A helper process and the main process's ends of its two pipes; ``waiting``: the batches
-    sent to it and not yet answered, oldest first (a helper answers in order)."""
+    sent to it and not yet answered, oldest first (a helper answers in order). ``here`` cleans a
+    batch in the main process: for the batches of a helper that is lost (killed from outside,
+    out of memory), which is then no longer sent anything (``lost``)."""
 
-    __slots__ = ("answers", "process", "requests", "waiting")
+    __slots__ = ("answers", "here", "lost", "process", "requests", "waiting")
 
-    def __init__(self, process: Any, requests: Any, answers: Any):
+    def __init__(self, process: Any, requests: Any, answers: Any, here: Any = None):
         self.process = process
         self.requests = requests
         self.answers = answers
+        self.here = here
+        self.lost = False
         self.waiting: deque[_Batch] = deque()
 
     def send(self, batch: _Batch, items: tuple[bytes, list]) -> None:
-        self.requests.send_bytes(pickle.dumps(items, pickle.HIGHEST_PROTOCOL))
         batch.helper = self
+        batch.items = items
         self.waiting.append(batch)
+        try:
+            self.requests.send_bytes(pickle.dumps(items, pickle.HIGHEST_PROTOCOL))
+        except OSError:  # the helper is gone
+            self._lose()
 
     def receive(self) -> None:
         """The oldest answer, waiting for it; HelperFailed when cleaning that batch raised."""
-        data = self.answers.recv_bytes()
+        try:
+            data = self.answers.recv_bytes()
+        except (EOFError, OSError):  # the helper is gone: what it held is cleaned here
+            self._lose()
+            return
         answer = pickle.loads(data)
         batch = self.waiting.popleft()
+        batch.items = None
         if isinstance(answer, HelperFailed):
             raise answer
         batch.results = answer
+
+    def _lose(self) -> None:
+        """The helper is gone: say so once, and clean the batches it held here, in order (results
+        and counts are those it would have sent)."""
+        if not self.lost:
+            self.lost = True
+            self.process.join(1)
+            print(f"notice: a helper process ended unexpectedly (exit code {self.process.exitcode}); "
+                  "the main process redacts its strings from here on", file=sys.stderr)
+        while self.waiting:
+            batch = self.waiting.popleft()
+            batch.results = _clean_batch(batch.items, self.here())
+            batch.items = None
 
     def receive_ready(self) -> None:
         """Every answer already here, without waiting."""
@@ -224,7 +254,7 @@ class Helpers:
             process.start()
             inbox.close()
             outbox.close()
-            self.links.append(_Link(process, requests, answers))
+            self.links.append(_Link(process, requests, answers, self.here))
 
     def here(self) -> Any:
         """A Privacy of the helpers' settings in this process, for the batches cleaned here: its
@@ -239,6 +269,8 @@ class Helpers:
         """The helper with the fewest batches waiting, if it has fewer than ``IN_FLIGHT``."""
         best = None
         for link in self.links:
+            if link.lost:
+                continue
             link.receive_ready()
             if len(link.waiting) < IN_FLIGHT and (best is None or len(link.waiting) < len(best.waiting)):
                 best = link

@@ -72,3 +72,41 @@ def test_a_batch_that_raises_in_a_helper_fails_its_session_and_the_helper_serves
         assert link.process.is_alive()
     finally:
         helpers.stop()
+
+
+def test_a_helper_killed_mid_session_leaves_its_batches_to_the_main_process(monkeypatch, capsys):
+    # A helper killed from outside (the OOM killer, SIGKILL) holds batches already sent: the main
+    # process cleans them itself, in order, with the same results and counts, says so once, and
+    # sends that helper nothing more.
+    import os
+    import signal
+
+    monkeypatch.setattr(offload, "BATCH_ITEMS", 1)
+    monkeypatch.setattr(offload, "IN_FLIGHT", 4)
+    token = "ghp_x9Kq2LmZ7vB4nR8tW1yC5dF3gH6jP0sQaZ7"  # synthetic, shaped like a GitHub token
+    texts = [f"line {n}: deploy with token {token} then check the output of step {n} " * 3 for n in range(6)]
+
+    def clean(helpers, kill_after=None):
+        privacy = Privacy({})
+        off = offload.Offload(helpers, privacy, limit=0)
+        records = [{"content": None} for _ in texts]
+        for n, (record, text) in enumerate(zip(records, texts)):
+            off.text(record, "content", text, False)
+            off.record_done(0)
+            if n == kill_after:
+                link = helpers.links[0]
+                os.kill(link.process.pid, signal.SIGKILL)
+                link.process.join(5)
+        off.settle()
+        return [r["content"] for r in records], dict(privacy.counts)
+
+    here = SimpleNamespace(free=lambda: None, here=lambda: Privacy({}))
+    expected = clean(here)
+    assert expected[1] == {"github-token": 3 * len(texts)} and token not in "".join(expected[0])
+    helpers = offload.Helpers(1, model.Privacy.load({}))
+    try:
+        assert clean(helpers, kill_after=2) == expected
+        assert helpers.links[0].lost and helpers.free() is None
+        assert capsys.readouterr().err.count("a helper process ended unexpectedly") == 1
+    finally:
+        helpers.stop()
