@@ -15,6 +15,7 @@ from __future__ import annotations
 import pickle
 import sys
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 BATCH_CHARS = 1 << 18  # characters of text sent per batch
@@ -153,11 +154,11 @@ class _Batch:
 
     __slots__ = ("bound", "helper", "items", "places", "results")
 
-    def __init__(self, places: list, bound: int, helper: Any = None, results: tuple | None = None):
+    def __init__(self, places: list, bound: int):
         self.places = places
         self.bound = bound
-        self.helper = helper
-        self.results = results
+        self.helper: _Link | None = None
+        self.results: tuple | None = None
         self.items: tuple[bytes, list] | None = None
 
 
@@ -169,7 +170,7 @@ class _Link:
 
     __slots__ = ("answers", "here", "lost", "process", "requests", "waiting")
 
-    def __init__(self, process: Any, requests: Any, answers: Any, here: Any = None):
+    def __init__(self, process: Any, requests: Any, answers: Any, here: Callable[[], Any]):
         self.process = process
         self.requests = requests
         self.answers = answers

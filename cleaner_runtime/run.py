@@ -556,18 +556,11 @@ def _init_worker(mapping: Mapping, hooks_path: str | None, schema_arg: str | Non
     _fewer_collections()
     module = load_module(hooks_path, "cleaner_hooks") if hooks_path else None
     adapter = load_module(adapter_path, "clean_to_trajectory_jsonl") if adapter_path else None
-    _worker_signals()
+    pool_process_signals()  # Ctrl-C is the main process's; SIGTERM ends the session, never half a file
     _WORKER = Cleaner(mapping, Hooks(module), schema_arg, quiet=True, limits=limits, max_session_mb=max_session_mb,
                       adapter=adapter)
     _WORKER.inputs = inputs
     _WORKER.debug = debug
-
-
-def _worker_signals() -> None:
-    """Workers leave Ctrl-C to the main process, which stops them; SIGTERM ends the session a worker
-    cleans, except while it writes a file (writes hold it until the rename), so it never leaves half
-    a file (pool.pool_process_signals)."""
-    pool_process_signals()
 
 
 def where_problem(problem: Any) -> str:

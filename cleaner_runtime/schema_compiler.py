@@ -5,7 +5,8 @@ validates every session it writes, so the loaded schema is compiled once, at sta
 by keyword (JSON Schema 2020-12, the subset the trajectory schema and its likely edits use) into
 closures, and records are dispatched on their ``role`` when a ``oneOf`` is discriminated by a
 constant. A node of only common keywords (a record's shape, say) becomes instead one generated
-straight-line Python function with its subschemas written out inline (``_Compiler._generate``). A subschema the compiler does not know is handed to ``jsonschema`` itself
+straight-line Python function with its subschemas written out inline (``_Compiler._generate``).
+A subschema the compiler does not know is handed to ``jsonschema`` itself
 (``fallback_nodes`` counts them), and a schema it cannot take apart safely (another dialect,
 dynamic scope, nested resources, keywords at the root beyond a list's) raises ``Unsupported``:
 the validator then applies ``jsonschema`` to the whole list. Either way the verdict is the one

@@ -782,9 +782,7 @@ class _Session:
             elif ts == prev_ts:  # records of one raw event share its time, and its verdict
                 prev_index = index
             else:
-                key = _utc_instant(ts)
-                if key is None:
-                    key = _parse_any_timestamp(ts)[0]
+                key = _parse_timestamp(ts)[0]
                 if key is None:
                     untimed(index)
                 else:

@@ -17,9 +17,9 @@ run, so the manager cannot drop the cancelled futures by itself. That is the
 interleaving which printed ``InvalidStateError: CANCELLED: <Future ... state=cancelled>`` from the
 manager thread on Python 3.11 (see cleaner_runtime.pool.stop_now).
 
-With RESULT_CHARS (default 0) each task returns that many characters, as a helper's redacted batch
-does (up to 256k): a process stopped while it sends such a result leaves the manager thread
-waiting for the rest, so a stop can hang; a trial whose manager thread has not ended 10 s after the
+With RESULT_CHARS (default 0) each task returns that many characters (a large result, up to
+256k): a process stopped while it sends such a result leaves the manager thread waiting for the
+rest, so a stop can hang; a trial whose manager thread has not ended 10 s after the
 stop counts as hung.
 
 Prints one line, ``trials=N tracebacks=T workers_left=W hung=H seconds=S kinds=[...]``, and the

@@ -10,15 +10,15 @@ run with a failing record still does, for its message.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import cli
+from .conftest import REPO, cli
 
-REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "anthropic_messages" / "thinking_tools"
 
 
@@ -60,7 +60,7 @@ def test_a_record_that_fails_imports_jsonschema_for_its_message(project: Path, t
     """A hook makes a record the schema rejects: the run fails it with jsonschema's explanation."""
     hooks = (project / "cleaner_hooks.py").read_text(encoding="utf-8")
     broken = tmp_path / "p"
-    subprocess.run(["cp", "-r", str(project), str(broken)], check=True)
+    shutil.copytree(project, broken)
     (broken / "cleaner_hooks.py").write_text(
         hooks + "\n\ndef transform_session(records, ctx):\n    records[-1]['stray'] = 1\n    return records\n",
         encoding="utf-8")
