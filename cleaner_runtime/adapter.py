@@ -71,6 +71,8 @@ def _path(path: str | tuple) -> tuple:
 
 def field(record: Any, *keys: Any) -> Any:
     """The value at a path of keys (list indexes, ``Select``, ``Const``); MISSING where there is none."""
+    if len(keys) == 1 and record.__class__ is dict and keys[0].__class__ is str:  # get_path's first step
+        return record.get(keys[0], MISSING)
     return get_path(record, keys)
 
 
@@ -81,7 +83,10 @@ def first(record: Any, *paths: str | tuple) -> Any:
             compiled = _COMPILED[path]  # the common case, without a call
         except (KeyError, TypeError):
             compiled = _path(path)
-        value = get_path(record, compiled)
+        if len(compiled) == 1 and record.__class__ is dict and compiled[0].__class__ is str:
+            value = record.get(compiled[0])  # get_path's first step, where absent and null are alike
+        else:
+            value = get_path(record, compiled)
         if value is not MISSING and value is not None:
             return value
     return MISSING

@@ -669,6 +669,21 @@ class Converter:
                 return key, block
         return None
 
+    def steps_of(self, blocks: list, role: str, ts: str | None) -> list[Step]:
+        """What the blocks of a block list say, as ``SessionBuilder._steps`` takes them, at one role
+        and time: ``part_of`` of each, its common case (the type a plain string at the type key)
+        read in place, since lists of blocks are most of what many formats write."""
+        key, readers = self.block_key, self.blocks
+        steps: list[Step] = []
+        for item in blocks:
+            name = item.get(key) if key is not None and item.__class__ is dict else None
+            if name.__class__ is str:
+                reader = readers.get(name)
+                steps.append((name, reader(self, item) if reader is not None else None, role, ts, ts))
+            else:
+                steps.append((*self.part_of(item), role, ts, ts))
+        return steps
+
     def part_of(self, item: dict) -> tuple[str, Part | None]:
         """A block's type name and what it says (None for a type without a rule)."""
         name, reader = self.block_of(item)
@@ -706,15 +721,16 @@ class Converter:
             return value
         if self.is_block_list(value):
             parts = []
-            for item in value:
-                part = self.part_of(item)[1]
+            for item, (_, part, _, _, _) in zip(value, self.steps_of(value, "", None)):
                 if part is None:
                     parts.append(compact(item))
-                elif part.kind in ("text", "reasoning", "tool_result", "tool_exchange"):
-                    text = self.to_text(part.value)
+                    continue
+                kind = part.kind
+                if kind in ("text", "reasoning", "tool_result", "tool_exchange"):
+                    text = part.value if part.value.__class__ is str else self.to_text(part.value)
                     if text:
                         parts.append(text)
-                elif part.kind == "placeholder":
+                elif kind == "placeholder":
                     parts.append(part.value)
             return "\n".join(parts)
         if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
@@ -905,31 +921,27 @@ class SessionBuilder:
         return (1, 0.0, compact(value))
 
     # -- emitting ------------------------------------------------------------------------------
-    def _emit(self, record: dict, ts: str | None) -> None:
+    def _emit(self, record: dict, text: str, tool: bool, ts: str | None) -> None:
+        """Append a record without calls (``_emit_calls`` writes those) at time ``ts``, its content
+        the text redacted and truncated: here, or (long text, with helper processes) once the
+        result is back, before the session is finished."""
+        if self.offload is not None and len(text) > SHORT_TEXT:
+            self.offload.text(record, "content", text, tool)
+            text = ""
+        else:
+            text = record["content"] = self.privacy.text(text, tool=tool)
         record["timestamp"] = ts  # last, where every record has it; a None is filled by finish
         self.records.append(record)
         # Roughly the memory the record holds in CPython: ~400 bytes for a small record (its dict,
         # keys and timestamp; measured), plus its text.
-        self.size += RECORD_OVERHEAD + len(record.get("content") or "")
-        for call in record.get("tool_calls") or ():
-            self.size += RECORD_OVERHEAD // 2 + len(call["id"]) + len(call["name"]) + len(call["args"])
+        self.size += RECORD_OVERHEAD + len(text)
 
     def _emit_text(self, role: str, text: str | None, ts: str | None, where: Where) -> None:
         if text is None or text == "":
             self.stats.skip(f"{role} record with no content", where)
             return
         self.texts += 1
-        record = {"role": role, "content": None}
-        self._private_text(record, text, False)
-        self._emit(record, ts)
-
-    def _private_text(self, record: dict, text: str, tool: bool) -> None:
-        """Set the record's content to the text redacted and truncated: here, or (long text, with
-        helper processes) once the result is back, before the session is finished."""
-        if self.offload is not None and len(text) > SHORT_TEXT:
-            self.offload.text(record, "content", text, tool)
-        else:
-            record["content"] = self.privacy.text(text, tool=tool)
+        self._emit({"role": role, "content": None}, text, False, ts)
 
     def _emit_calls(self, calls: list[tuple[Any, Any, dict]], ts: str | None, where: Where) -> list[str | None]:
         """One assistant record holding the calls; their ids in order (None for a call dropped)."""
@@ -950,7 +962,12 @@ class SessionBuilder:
             out.append(call)
             ids.append(call_id)
         if out:
-            self._emit({"role": "assistant", "content": None, "tool_calls": out}, ts)
+            self.records.append({"role": "assistant", "content": None, "tool_calls": out, "timestamp": ts})
+            # as _emit counts a record, and half a record more for each call with its strings
+            size = RECORD_OVERHEAD
+            for call in out:
+                size += RECORD_OVERHEAD // 2 + len(call["id"]) + len(call["name"]) + len(call["args"])
+            self.size += size
         self.calls_seen += len(calls)
         self.calls_written += len(out)
         return ids
@@ -968,10 +985,9 @@ class SessionBuilder:
         if ok is False and self.c.error_prefix and not text.startswith(self.c.error_prefix):
             text = self.c.error_prefix + text
         record: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": None}
-        self._private_text(record, text, True)
         if ok is not None:
             record["ok"] = ok
-        self._emit(record, ts)
+        self._emit(record, text, True, ts)
 
     # -- tool-call linkage ---------------------------------------------------------------------
     def _new_call_id(self, raw_id: Any, name: str) -> str:
@@ -1146,62 +1162,66 @@ class SessionBuilder:
         return steps
 
     def _blocks(self, role: str, blocks: list, ts: str | None, where: Where) -> None:
-        part_of = self.c.part_of
-        self._steps([(*part_of(item), role, ts, ts) for item in blocks], where)
+        self._steps(self.c.steps_of(blocks, role, ts), where)
 
     def _steps(self, steps: list[Step], where: Where) -> None:
         """Write blocks in order: consecutive texts of one role and time join into one record,
         consecutive calls of one time into one assistant record, each followed by the results of
         the exchanges among them; reasoning and results are records of their own."""
         c = self.c
+        to_text = c.to_text
         texts: list[str] = []
-        text_at: tuple[str, str | None] = ("", None)  # the role and time of the texts held
+        text_role: str = ""  # the role and time of the texts held
+        text_ts: str | None = None
         calls: list[tuple[Any, Any, dict]] = []
-        calls_at: list[str | None] = [None]
+        calls_ts: str | None = None
         outputs: list[tuple[int, str | None, bool | None, str | None]] = []  # exchanges: (call, output, ok, time)
-
-        def flush() -> None:
-            if texts:
-                self._emit_text(text_at[0], "\n".join(texts), text_at[1], where)
-                texts.clear()
-            if calls:
-                ids = self._emit_calls(list(calls), calls_at[0], where)
-                calls.clear()
-                for index, content, ok, result_ts in outputs:
-                    if ids[index] is not None and content is not None:
-                        self._emit_result(None, content, ok, result_ts, where, exact=ids[index])
-                outputs.clear()
-
         for name, part, role, ts, result_ts in steps:
             if part is None:
                 self._unknown(c.unknown_blocks, where, f"unknown block type {name!r}",
                               f"unknown content block type {name!r}; add it to blocks.types in the "
                               "mapping, or set blocks.unknown: skip")
                 continue
-            kind = part.kind
-            if kind == "skip":
-                self.stats.skip(f"block type {name!r} (skipped by the mapping)", where)
-            elif kind in ("text", "placeholder"):
-                if calls or (texts and text_at != (role, ts)):
-                    flush()
-                text = part.value if kind == "placeholder" else c.to_text(part.value)
+            kind, value = part[0], part[1]
+            if kind == "text" or kind == "placeholder":
+                if calls or (texts and (text_role != role or text_ts != ts)):
+                    self._flush(texts, text_role, text_ts, calls, calls_ts, outputs, where)
+                text = value if kind == "placeholder" or value.__class__ is str else to_text(value)
                 if text:
                     texts.append(text)
-                    text_at = (role, ts)
-            elif kind == "reasoning":
-                flush()
-                self._emit_text("reasoning", c.to_text(part.value), ts, where)
-            elif kind in ("tool_call", "tool_exchange"):
-                if texts or (calls and calls_at[0] != ts):
-                    flush()
+                    text_role, text_ts = role, ts
+            elif kind == "tool_call" or kind == "tool_exchange":
+                if texts or (calls and calls_ts != ts):
+                    self._flush(texts, text_role, text_ts, calls, calls_ts, outputs, where)
                 calls.append((part.call_id, part.tool, normalise_args(part.args, part.args_key)))
-                calls_at[0] = ts
+                calls_ts = ts
                 if kind == "tool_exchange":  # the output follows once the calls beside it are written
-                    outputs.append((len(calls) - 1, c.to_text(part.value), part.ok, result_ts))
+                    outputs.append((len(calls) - 1, to_text(value), part.ok, result_ts))
+            elif kind == "reasoning":
+                self._flush(texts, text_role, text_ts, calls, calls_ts, outputs, where)
+                self._emit_text("reasoning", to_text(value), ts, where)
             elif kind == "tool_result":
-                flush()
-                self._emit_result(part.link, c.to_text(part.value), part.ok, ts, where, name=part.tool)
-        flush()
+                self._flush(texts, text_role, text_ts, calls, calls_ts, outputs, where)
+                self._emit_result(part.link, to_text(value), part.ok, ts, where, name=part.tool)
+            elif kind == "skip":
+                self.stats.skip(f"block type {name!r} (skipped by the mapping)", where)
+        self._flush(texts, text_role, text_ts, calls, calls_ts, outputs, where)
+
+    def _flush(self, texts: list[str], text_role: str, text_ts: str | None, calls: list[tuple[Any, Any, dict]],
+               calls_ts: str | None, outputs: list[tuple[int, str | None, bool | None, str | None]],
+               where: Where) -> None:
+        """``_steps``' held texts as one record, or its held calls as one record followed by the
+        results of the exchanges among them (never both: each kind flushes the other); emptied."""
+        if texts:
+            self._emit_text(text_role, "\n".join(texts), text_ts, where)
+            texts.clear()
+        if calls:
+            ids = self._emit_calls(list(calls), calls_ts, where)
+            calls.clear()
+            for index, content, ok, result_ts in outputs:
+                if ids[index] is not None and content is not None:
+                    self._emit_result(None, content, ok, result_ts, where, exact=ids[index])
+            outputs.clear()
 
     # -- output --------------------------------------------------------------------------------
     def finish(self) -> list[dict]:
