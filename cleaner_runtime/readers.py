@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import fnmatch
+import functools
 import gzip
 import io
 import json
@@ -75,6 +76,11 @@ class Where(NamedTuple):
         if not self.line:
             return self.file
         return f"{self.file}:{self.line}" if self.unit == "line" else f"{self.file} (record {self.line})"
+
+
+# A Where built without the Python-level __new__ of a named tuple (readers make one per line);
+# every field is given: tuple.__new__ knows no defaults.
+_new_where = functools.partial(tuple.__new__, Where)
 
 
 @dataclass(frozen=True)
@@ -398,6 +404,10 @@ def detect(path: Path, limits: Limits) -> tuple[str, bool]:
 
 
 def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
+    # per line, the cheapest way: the place made by tuple.__new__ (no Python call), orjson's record
+    # taken here when _fast_record can (_parse_line, a call more, for the rest)
+    most = min(limits.depth, _FAST_MAX_BRACKETS)
+    fast = orjson is not None
     with open_bytes(path) as stream:
         compressed = isinstance(stream, gzip.GzipFile)
         number = 0
@@ -413,7 +423,7 @@ def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, 
             if not raw:
                 return
             number += 1
-            where = Where(name, number)
+            where = _new_where((name, number, "line", ""))
             if len(raw) > limits.line_bytes:
                 ended = raw.endswith(b"\n")
                 raw = b""  # let the long head go before reading on: memory stays at one line limit
@@ -429,9 +439,14 @@ def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, 
                 continue
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
-            if not raw.strip():
+            if raw[:1] <= b" " and not raw.strip():  # only a line starting with a blank can be blank
                 continue
-            yield _parse_line(raw, where, limits)
+            if fast:
+                value = _fast_record(raw, most)
+                if value is not None:
+                    yield where, value
+                    continue
+            yield _parse_line(raw, where, limits, fast=False)
 
 
 # orjson reads integers beyond 64 bits as floats, where json keeps them exact: a line holding a run
@@ -442,14 +457,14 @@ _LONG_NUMBER = b"9" * 19
 _FAST_MAX_BRACKETS = 500  # deeper lines go to json, whose recursion limit decides them as before
 
 
-def _fast_record(raw: bytes, limits: Limits) -> dict[str, Any] | None:
+def _fast_record(raw: bytes, most: int) -> dict[str, Any] | None:
     """The record orjson reads from ``raw`` when that is exactly what json.loads reads, else None.
 
     None also for anything that is not a plain JSON object line (invalid JSON, NaN, lone
     surrogates, deep nesting): the json path then decides, with its own messages.
     """
     shape = raw.translate(_DIGITS)
-    if _LONG_NUMBER in shape or shape.count(b"{") > min(limits.depth, _FAST_MAX_BRACKETS):
+    if _LONG_NUMBER in shape or shape.count(b"{") > most:
         return None
     try:
         value = orjson.loads(raw)
@@ -458,9 +473,12 @@ def _fast_record(raw: bytes, limits: Limits) -> dict[str, Any] | None:
     return value if value.__class__ is dict else None
 
 
-def _parse_line(raw: bytes, where: Where, limits: Limits) -> tuple[Where, dict[str, Any]] | BadLine:
-    if orjson is not None:
-        value = _fast_record(raw, limits)
+def _parse_line(raw: bytes, where: Where, limits: Limits, fast: bool = True
+                ) -> tuple[Where, dict[str, Any]] | BadLine:
+    """The record of one line, or why there is none; ``fast=False``: ``_fast_record`` has been
+    asked already."""
+    if fast and orjson is not None:
+        value = _fast_record(raw, min(limits.depth, _FAST_MAX_BRACKETS))
         if value is not None:
             return where, value
     try:
