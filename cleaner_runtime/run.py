@@ -253,8 +253,9 @@ class Cleaner:
                         f"{job.key}: its output {target} would overwrite an input file (nothing written); "
                         "choose an --output outside --input"
                     )
-                # serialised as it is written, each record let go once written: never held twice
-                lines = Lines(out, release=True)
+                # serialised as it is written, each record let go once written: never held twice;
+                # plain JSON as the builder makes it, unless a session hook had its say
+                lines = Lines(out, release=True, plain=self.hooks.session is None)
                 outcome.output = str(job.target)
                 outcome.rows = len(out)
                 try:

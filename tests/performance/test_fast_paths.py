@@ -86,6 +86,32 @@ def test_compact_escapes_like_json(text):
     assert convert.compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+# Plain JSON as a session builder makes it: strings (any, lone surrogates and line breaks included),
+# nulls, booleans, and lists and string-keyed objects of them.
+PLAIN = st.recursive(
+    st.one_of(st.none(), st.booleans(), TEXT),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(TEXT, inner, max_size=4)),
+    max_leaves=20,
+)
+
+
+@given(st.lists(st.dictionaries(TEXT, PLAIN, max_size=5), max_size=8), st.integers(1, 4))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_plain_lines_are_the_bytes_json_writes(records, chunk):
+    """``Lines(plain=True)`` skips plain_json and escapes line breaks once per chunk: the same
+    bytes and repair count as json.dumps line by line, whatever the chunk size."""
+    saved = writer.Lines.CHUNK
+    writer.Lines.CHUNK = chunk
+    try:
+        lines = writer.Lines(list(records), plain=True)
+        written = b"".join(lines)
+    finally:
+        writer.Lines.CHUNK = saved
+    expected = [reference_line(r) for r in records]
+    assert written == b"".join(line + b"\n" for line, _ in expected)
+    assert lines.replaced == sum(n for _, n in expected)
+
+
 def test_lines_are_written_in_chunks_with_a_final_newline(tmp_path):
     records = [{"role": "user", "content": f"message {i}"} for i in range(writer.Lines.CHUNK * 2 + 3)]
     target = tmp_path / "out.jsonl"
