@@ -389,7 +389,8 @@ class Redactor:
 
         The detectors that may start at ``p`` (``gate``) are tried in table order, so a match
         whose check rejects its value does not hide a later detector matching there.
-        ``scanned``: the token-run or ``pre`` scans found ``p``.
+        ``scanned``: the token-run or ``pre`` scans found ``p``. A detector's ``reject`` shortcut
+        answers first: most keyword matches are prose, rejected without ``_finish``.
         """
         c = self._c
         ch = text[p]
@@ -397,6 +398,8 @@ class Redactor:
         for det, pfx in c.gate(ch, word.group() if word is not None else None, scanned):
             m = c.single(ch, det, pfx).match(text, p)
             if m is not None:
+                if det.reject is not None and det.reject(text, m, pfx):
+                    continue
                 r = self._finish(m, text, det, pfx, refine=refine)
                 if r is not None:
                     return det, r
