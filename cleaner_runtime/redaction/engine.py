@@ -192,7 +192,7 @@ class _Compiled:
         alts: dict[str, list[tuple[_Det, str]]] = {}
         self.alts = alts
         self.singles: dict[str, re.Pattern[str]] = {}
-        self.gates: dict[tuple[str, bytes | None, bool], tuple[tuple[_Det, str], ...]] = {}
+        self.gates: dict[tuple[str, bytes | None, bool], tuple[tuple[_Det, str, re.Pattern[str]], ...]] = {}
         for di, det in enumerate(dets):
             for ch in dict.fromkeys(det.first):
                 alts.setdefault(ch, []).append((det, f"d{di}c{ord(ch)}_"))
@@ -239,16 +239,19 @@ class _Compiled:
         others = [w.encode("ascii", "replace").lower() for w, _lo, _hi in self.pre_words]
         self.native = _native_anchors(words, others)
 
-    def gate(self, ch: str, word: bytes | None, scanned: bool) -> tuple[tuple[_Det, str], ...]:
+    def gate(self, ch: str, word: bytes | None, scanned: bool
+             ) -> tuple[tuple[_Det, str, re.Pattern[str]], ...]:
         """The detectors, in table order, that may start at a candidate position whose character is
         ``ch``, where the anchor ``word`` starts (or none), and which the token-run or ``pre``
         scans found (``scanned``): every detector declares how its matches start (see ``_Det``),
-        so the others cannot match there. Remembered per (ch, word, scanned): a few dozen."""
+        so the others cannot match there. Each with its prefix and its regex (``single``), so that
+        ``_match_at`` looks up nothing more per position. Remembered per (ch, word, scanned): a
+        few dozen."""
         key = (ch, word, scanned)
         dets = self.gates.get(key)
         if dets is None:
             dets = tuple(
-                (det, pfx) for det, pfx in self.alts.get(ch, ())
+                (det, pfx, self.single(ch, det, pfx)) for det, pfx in self.alts.get(ch, ())
                 if (scanned and (det.run or det.pre is not None)) or word in self.det_words[det])
             self.gates[key] = dets
         return dets
@@ -395,8 +398,8 @@ class Redactor:
         c = self._c
         ch = text[p]
         word = c.any_anchor.match(low, p) if c.any_anchor is not None else None
-        for det, pfx in c.gate(ch, word.group() if word is not None else None, scanned):
-            m = c.single(ch, det, pfx).match(text, p)
+        for det, pfx, rx in c.gate(ch, word.group() if word is not None else None, scanned):
+            m = rx.match(text, p)
             if m is not None:
                 if det.reject is not None and det.reject(text, m, pfx):
                     continue

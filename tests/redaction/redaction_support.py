@@ -355,7 +355,7 @@ class EveryPosition:
         return everywhere, text.encode("ascii", "replace").lower(), frozenset(everywhere)
 
     def gate(self, ch, word, scanned):
-        return tuple(self._compiled.alts.get(ch, ()))
+        return tuple((det, pfx, self._compiled.single(ch, det, pfx)) for det, pfx in self._compiled.alts.get(ch, ()))
 
 
 def anchor_words() -> list[str]:

@@ -61,7 +61,9 @@ _COMBINED = {personal: _combined(engine._DETECTORS + (engine._PERSONAL if person
 
 def _gated(c, text: str, p: int, low: bytes, scanned: frozenset[int]) -> list:
     word = c.any_anchor.match(low, p)
-    return list(c.gate(text[p], word.group() if word is not None else None, p in scanned))
+    gated = c.gate(text[p], word.group() if word is not None else None, p in scanned)
+    assert all(rx is c.single(text[p], det, pfx) for det, pfx, rx in gated)
+    return [(det, pfx) for det, pfx, _rx in gated]
 
 
 def _same_first_match_at_candidates(text: str, personal: bool) -> None:
