@@ -314,8 +314,8 @@ class _Compiled:
             for m in rx.finditer(text):
                 b = m.start()
                 scanned.extend(range(max(0, b - hi), b - lo + 1))
-        if not scanned:
-            return sorted(words), words, _NONE
+        if not scanned:  # most texts: one anchor or none, no sort needed
+            return (sorted(words) if len(words) > 1 else list(words)), words, _NONE
         return sorted(words.keys() | scanned), words, frozenset(scanned)
 
     @staticmethod
