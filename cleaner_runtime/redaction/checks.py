@@ -458,8 +458,11 @@ def _blank_value_rejected(text: str, ki: int) -> bool:
     sentence at once."""
     if text.startswith("-", ki):
         return False
-    line = max(text.rfind("\n", max(0, ki - 120), ki) + 1, ki - 120, 0)
-    return not _set_command_before(text, line, ki)
+    # the key's line, at most 120 characters of it (plain branches: cheaper than two max() calls
+    # in this path taken by most keyword matches)
+    lo = ki - 120 if ki > 120 else 0
+    nl = text.rfind("\n", lo, ki)
+    return not _set_command_before(text, nl + 1 if nl >= 0 else lo, ki)
 
 
 # define('DB_PASSWORD', 'x') (PHP), os.environ.setdefault("TOKEN", "x"), System.setProperty(...),

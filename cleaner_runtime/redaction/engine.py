@@ -116,34 +116,39 @@ class _NativeAnchors:
     database would make it take ~0.4 s to build, in every process: the runs are found in Python.)
     """
 
-    __slots__ = ("db", "lens")
+    __slots__ = ("db", "lens", "words")
 
     def __init__(self, words: list[bytes], others: list[bytes] = ()) -> None:
+        self.words = words
         self.lens = [len(w) for w in words]
         exprs = [*words, *others]
         self.db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
         self.db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
                         flags=[0] * len(words) + [_hs.HS_FLAG_SINGLEMATCH] * len(others), literal=True)
 
-    def starts(self, low: bytes) -> tuple[list[int], bool] | None:
-        """Start of every anchor in ``low`` (in end order) and whether one of the ``others``
-        occurs in it; or None when hyperscan refuses the scan (its scratch space is in use by
-        another thread): the caller then searches with ``re``."""
+    def starts(self, low: bytes) -> tuple[dict[int, bytes], bool] | None:
+        """The anchor starting at each position of ``low`` where one does (see
+        ``_Compiled.anchor_starts``) and whether one of the ``others`` occurs in it; or None when
+        hyperscan refuses the scan (its scratch space is in use by another thread): the caller
+        then searches with ``re``."""
         hits: list[int] = []
         try:
-            self.db.scan(low, match_event_handler=_on_hit, context=hits)
+            # (data, match_event_handler, flags, context) given by position: python-hyperscan reads
+            # keyword arguments at ~0.75 us a call (measured), more than a short string's scan
+            self.db.scan(low, _on_hit, 0, hits)
         except _hs.error:
             return None
         if not hits:  # most strings: nothing more to build
-            return hits, False
-        found: list[int] = []
+            return {}, False
+        found: dict[int, bytes] = {}
         more = False
+        words = self.words
         lens = self.lens
         n = len(lens)
         for k in range(0, len(hits), 2):
             ident = hits[k]
             if ident < n:
-                found.append(hits[k + 1] - lens[ident])
+                found[hits[k + 1] - lens[ident]] = words[ident]
             else:
                 more = True
         return found, more
@@ -192,7 +197,7 @@ class _Compiled:
         alts: dict[str, list[tuple[_Det, str]]] = {}
         self.alts = alts
         self.singles: dict[str, re.Pattern[str]] = {}
-        self.gates: dict[tuple[str, bytes | None, bool], tuple[tuple[_Det, str], ...]] = {}
+        self.gates: dict[tuple[str, bytes | None, bool], tuple[tuple[_Det, str, re.Pattern[str]], ...]] = {}
         for di, det in enumerate(dets):
             for ch in dict.fromkeys(det.first):
                 alts.setdefault(ch, []).append((det, f"d{di}c{ord(ch)}_"))
@@ -239,16 +244,19 @@ class _Compiled:
         others = [w.encode("ascii", "replace").lower() for w, _lo, _hi in self.pre_words]
         self.native = _native_anchors(words, others)
 
-    def gate(self, ch: str, word: bytes | None, scanned: bool) -> tuple[tuple[_Det, str], ...]:
+    def gate(self, ch: str, word: bytes | None, scanned: bool
+             ) -> tuple[tuple[_Det, str, re.Pattern[str]], ...]:
         """The detectors, in table order, that may start at a candidate position whose character is
         ``ch``, where the anchor ``word`` starts (or none), and which the token-run or ``pre``
         scans found (``scanned``): every detector declares how its matches start (see ``_Det``),
-        so the others cannot match there. Remembered per (ch, word, scanned): a few dozen."""
+        so the others cannot match there. Each with its prefix and its regex (``single``), so that
+        ``_match_at`` looks up nothing more per position. Remembered per (ch, word, scanned): a
+        few dozen."""
         key = (ch, word, scanned)
         dets = self.gates.get(key)
         if dets is None:
             dets = tuple(
-                (det, pfx) for det, pfx in self.alts.get(ch, ())
+                (det, pfx, self.single(ch, det, pfx)) for det, pfx in self.alts.get(ch, ())
                 if (scanned and (det.run or det.pre is not None)) or word in self.det_words[det])
             self.gates[key] = dets
         return dets
@@ -262,25 +270,26 @@ class _Compiled:
             self.singles[pfx] = rx
         return rx
 
-    def anchor_starts(self, low: bytes) -> tuple[list[int], bool]:
-        """Every position of ``low`` where an anchor starts, in no particular order, and whether
-        the text may hold a literal ``pre`` (False only when the native scan saw none).
+    def anchor_starts(self, low: bytes) -> tuple[dict[int, bytes], bool]:
+        """The anchor starting at each position of ``low`` where one does, in no particular order
+        (at most one per position: no kept anchor begins another), and whether the text may hold
+        a literal ``pre`` (False only when the native scan saw none). ``gate`` reads the anchor
+        found at a candidate here, not by matching the trie there once more.
 
         hyperscan when installed and allowed (``NATIVE_ANCHORS``), else one ``re`` search of the
-        anchor trie: the same set of positions either way."""
+        anchor trie: the same positions and anchors either way."""
         if self.native is not None and NATIVE_ANCHORS:
             native = self.native.starts(low)
             if native is not None:
                 return native
-        found: list[int] = []
+        found: dict[int, bytes] = {}
         if self.any_anchor is not None:
             # searching again one past each hit reports overlapping anchors too
-            add = found.append
             search = self.any_anchor.search
             m = search(low)
             while m is not None:
                 i = m.start()
-                add(i)
+                found[i] = m.group()
                 m = search(low, i + 1)
         return found, True
 
@@ -288,12 +297,12 @@ class _Compiled:
         """Sorted positions where some built-in detector may start."""
         return self.scan(text)[0]
 
-    def scan(self, text: str) -> tuple[list[int], bytes, frozenset[int]]:
-        """The sorted candidate positions of ``text``, its lowered ASCII bytes (``gate`` reads the
-        anchor at a position there), and the positions the token-run and ``pre`` scans found."""
+    def scan(self, text: str) -> tuple[list[int], dict[int, bytes], frozenset[int]]:
+        """The sorted candidate positions of ``text``, the anchor starting at each position where
+        one does (``gate`` reads it), and the positions the token-run and ``pre`` scans found."""
         # same length as text: every non-ASCII code point becomes one "?"
         low = text.encode("ascii", "replace").lower()
-        found, more = self.anchor_starts(low)
+        words, more = self.anchor_starts(low)
         scanned: list[int] = []
         if self.run:
             self._run_starts(text, low, scanned)
@@ -307,11 +316,9 @@ class _Compiled:
             for m in rx.finditer(text):
                 b = m.start()
                 scanned.extend(range(max(0, b - hi), b - lo + 1))
-        if not scanned:
-            if len(found) > 1:
-                found = sorted(set(found))
-            return found, low, _NONE
-        return sorted(set(found).union(scanned)), low, frozenset(scanned)
+        if not scanned:  # most texts: one anchor or none, no sort needed
+            return (sorted(words) if len(words) > 1 else list(words)), words, _NONE
+        return sorted(words.keys() | scanned), words, frozenset(scanned)
 
     @staticmethod
     def _run_starts(text: str, low: bytes, found: list[int]) -> None:
@@ -383,20 +390,21 @@ class Redactor:
 
     # -- internals --------------------------------------------------------
 
-    def _match_at(self, text: str, p: int, low: bytes, scanned: bool, *, refine: bool = True
+    def _match_at(self, text: str, p: int, word: bytes | None, scanned: bool, *, refine: bool = True
                   ) -> tuple[_Det, tuple[str, int, int] | list[tuple[str, int, int]]] | None:
         """The first detector that matches at ``p`` *and* passes its checks.
 
         The detectors that may start at ``p`` (``gate``) are tried in table order, so a match
         whose check rejects its value does not hide a later detector matching there.
-        ``scanned``: the token-run or ``pre`` scans found ``p``.
+        ``word``: the anchor starting at ``p``, if any (``scan``); ``scanned``: the token-run or
+        ``pre`` scans found ``p``. A detector's ``reject`` shortcut answers first: most keyword
+        matches are prose, rejected without ``_finish``.
         """
-        c = self._c
-        ch = text[p]
-        word = c.any_anchor.match(low, p) if c.any_anchor is not None else None
-        for det, pfx in c.gate(ch, word.group() if word is not None else None, scanned):
-            m = c.single(ch, det, pfx).match(text, p)
+        for det, pfx, rx in self._c.gate(text[p], word, scanned):
+            m = rx.match(text, p)
             if m is not None:
+                if det.reject is not None and det.reject(text, m, pfx):
+                    continue
                 r = self._finish(m, text, det, pfx, refine=refine)
                 if r is not None:
                     return det, r
@@ -441,7 +449,7 @@ class Redactor:
     def _spans(self, text: str, *, refine: bool = True) -> list[tuple[int, int, str]]:
         """All detections as (start, end, class), in discovery order."""
         spans: list[tuple[int, int, str]] = []
-        cands, low, scanned = self._c.scan(text)
+        cands, words, scanned = self._c.scan(text)
         if cands:
             match_at = self._match_at
             # candidates inside an already redacted secret are skipped; the
@@ -453,7 +461,7 @@ class Redactor:
                     blocked = [b for b in blocked if b[1] > p]
                     if any(b[0] <= p for b in blocked):
                         continue
-                found = match_at(text, p, low, p in scanned, refine=refine)
+                found = match_at(text, p, words.get(p), p in scanned, refine=refine)
                 if found is None:
                     continue
                 r = found[1]
@@ -504,11 +512,11 @@ class Redactor:
 
     def _refine(self, value: str, cls: str) -> str:
         """Name a contextual detection after the vendor token it contains."""
-        cands, low, scanned = self._c.scan(value)
+        cands, words, scanned = self._c.scan(value)
         if not cands:
             return cls
         for p in cands:
-            found = self._match_at(value, p, low, p in scanned, refine=False)
+            found = self._match_at(value, p, words.get(p), p in scanned, refine=False)
             if found is None:
                 continue
             det, r = found

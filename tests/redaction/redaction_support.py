@@ -352,10 +352,10 @@ class EveryPosition:
 
     def scan(self, text):
         everywhere = list(range(len(text)))
-        return everywhere, text.encode("ascii", "replace").lower(), frozenset(everywhere)
+        return everywhere, {}, frozenset(everywhere)  # no anchors: gate below names every detector
 
     def gate(self, ch, word, scanned):
-        return tuple(self._compiled.alts.get(ch, ()))
+        return tuple((det, pfx, self._compiled.single(ch, det, pfx)) for det, pfx in self._compiled.alts.get(ch, ()))
 
 
 def anchor_words() -> list[str]:

@@ -6,6 +6,8 @@
   span, same detector, same groups); and wherever any detector matches, the gate names it.
 * The native scan's "no literal ``pre``" answer: when hyperscan says a text holds no literal
   ``pre`` (``eyJ``), the ``str.find`` it lets ``candidates`` skip would indeed have found nothing.
+  And the anchor each scan reports at a position (``gate`` reads it) is the anchor trie's match
+  there, native or not.
 """
 
 from __future__ import annotations
@@ -59,20 +61,25 @@ _COMBINED = {personal: _combined(engine._DETECTORS + (engine._PERSONAL if person
              for personal in (False, True)}
 
 
-def _gated(c, text: str, p: int, low: bytes, scanned: frozenset[int]) -> list:
-    word = c.any_anchor.match(low, p)
-    return list(c.gate(text[p], word.group() if word is not None else None, p in scanned))
+def _gated(c, text: str, p: int, words: dict[int, bytes], scanned: frozenset[int]) -> list:
+    """The (detector, prefix) pairs ``gate`` names at ``p``, given the anchor ``scan`` found there,
+    which must be the anchor trie's match at ``p``."""
+    word = c.any_anchor.match(text.encode("ascii", "replace").lower(), p)
+    assert words.get(p) == (word.group() if word is not None else None)
+    gated = c.gate(text[p], words.get(p), p in scanned)
+    assert all(rx is c.single(text[p], det, pfx) for det, pfx, rx in gated)
+    return [(det, pfx) for det, pfx, _rx in gated]
 
 
 def _same_first_match_at_candidates(text: str, personal: bool) -> None:
     """At every candidate position, the first of the gated detectors that matches on its own is the
     combined alternation's match: same span, same detector, same groups."""
     c, combined = _COMPILED[personal], _COMBINED[personal]
-    cands, low, scanned = c.scan(text)
+    cands, words, scanned = c.scan(text)
     for p in cands:
         want = combined.match(text, p)
         got = None
-        for det, pfx in _gated(c, text, p, low, scanned):
+        for det, pfx in _gated(c, text, p, words, scanned):
             got = c.single(text[p], det, pfx).match(text, p)
             if got is not None:
                 break
@@ -90,7 +97,7 @@ def _no_detector_gated_out(text: str, personal: bool) -> int:
     among those ``gate`` names there (the prefilter contract the gating relies on); the number of
     such matches."""
     c = _COMPILED[personal]
-    cands, low, scanned = c.scan(text)
+    cands, words, scanned = c.scan(text)
     cand_set = set(cands)
     n = 0
     for p, ch in enumerate(text):
@@ -99,7 +106,7 @@ def _no_detector_gated_out(text: str, personal: bool) -> int:
                 continue
             n += 1
             assert p in cand_set, (det.cls, text[max(0, p - 40):p + 80])
-            assert (det, pfx) in _gated(c, text, p, low, scanned), (det.cls, text[max(0, p - 40):p + 80])
+            assert (det, pfx) in _gated(c, text, p, words, scanned), (det.cls, text[max(0, p - 40):p + 80])
     return n
 
 
@@ -138,12 +145,12 @@ def _assert_flag_sound(text: str, personal: bool) -> None:
     c = _COMPILED[personal]
     low = text.encode("ascii", "replace").lower()
     starts, more = c.native.starts(low)
-    assert sorted(set(starts)) == sorted(set(_pure_anchor_starts(c, low)))
+    assert starts == _pure_anchor_starts(c, low)  # the same positions, each with the same anchor
     if not more:
         assert all(word not in text for word, _lo, _hi in c.pre_words), text
 
 
-def _pure_anchor_starts(c, low: bytes) -> list[int]:
+def _pure_anchor_starts(c, low: bytes) -> dict[int, bytes]:
     before = engine.NATIVE_ANCHORS
     engine.NATIVE_ANCHORS = False
     try:
@@ -211,7 +218,8 @@ def _reference_keyword_check(text: str, s: int, e: int, m: re.Match[str], p: str
 
 def _same_keyword_checks(text: str) -> int:
     """At every position, each keyword detector that matches there on its own gets the same answer
-    from its check as from the reference; the number of matches compared."""
+    from its check as from the reference, and its ``reject`` shortcut rejects only what the
+    reference rejects; the number of matches compared."""
     c = _COMPILED[False]
     n = 0
     for p, ch in enumerate(text):
@@ -226,7 +234,10 @@ def _same_keyword_checks(text: str) -> int:
                 if s >= 0:
                     break
             n += 1
-            assert det.check(text, s, e, m, pfx) == _reference_keyword_check(text, s, e, m, pfx), text[p:p + 80]
+            want = _reference_keyword_check(text, s, e, m, pfx)
+            assert det.check(text, s, e, m, pfx) == want, text[p:p + 80]
+            if det.reject(text, m, pfx):  # the engine's shortcut before the check
+                assert want is None, text[p:p + 80]
     return n
 
 

@@ -214,3 +214,20 @@ def test_set_command_shortcut_agrees_with_the_regex(text, cut, back):
     end = min(cut, len(text))
     start = max(0, end - back)
     assert checks._set_command_before(text, start, end) == (checks._SET_CMD_RE.search(text, start, end) is not None)
+
+
+@SETTINGS
+@given(text=SET_CMD_TEXT, ki=st.integers(0, 400))
+@example(text="x" * 130 + "\n" + "set -x " * 3, ki=150)  # a line break inside the 120-character window
+@example(text="config set " + "x" * 200, ki=211)  # the command before the window does not count
+@example(text="setx " + "y" * 115, ki=120)  # the command at the window's first character counts
+@example(text="setx " + "y" * 116, ki=121)  # ... and one character before it does not
+@example(text="-", ki=0)
+def test_blank_value_rejection_is_the_rule_as_written(text, ki):
+    """``_blank_value_rejected`` finds the key's line (and its 120-character cap) with branches, not
+    max(): it answers as the rule written with max() and the regex does."""
+    checks = redact_mod.checks
+    ki = min(ki, len(text))
+    line = max(text.rfind("\n", max(0, ki - 120), ki) + 1, ki - 120, 0)
+    want = not text.startswith("-", ki) and checks._SET_CMD_RE.search(text, line, ki) is None
+    assert checks._blank_value_rejected(text, ki) == want
