@@ -327,21 +327,30 @@ def _blank_value_check(text: str, s: int, e: int, m: re.Match[str], p: str
     kw = text[m.start()] + m.group(p + "kw0")
     r = None if _blank_value_rejected(text, ki) else _generic_check_kw(text, s, e, m, p, kw)
     if r is None:
-        before = text[ki - 1:ki]
-        if m.group(p + "kq") is not None:  # name="password" value="..."
-            if before in _ATTR_OPEN:
-                return _attribute_check(text, m.start(), kw, m.group(p + "kq"), m.end(p + "kq"))
-        elif before in _TAG_OPEN:  # <password encrypted="no">
+        markup = _markup_around(text, ki, m, p)
+        if markup == "attribute":  # name="password" value="..."
+            return _attribute_check(text, m.start(), kw, m.group(p + "kq"), m.end(p + "kq"))
+        if markup == "element":  # <password encrypted="no">
             em = _ELEMENT_RE.match(text, m.end(p + "kw0"))
             if em is not None:
                 return _element_check(text, em, m.start(), kw)
     return r
 
 
+def _markup_around(text: str, ki: int, m: re.Match[str], p: str) -> str | None:
+    """The markup a `key <blank> value` match whose key starts at ``ki`` may stand in, by what
+    stands before the key: "attribute" (a quoted key after an attribute opener), "element" (a
+    key opening a tag), or None (prose: a blank)."""
+    before = text[ki - 1:ki]
+    if m.group(p + "kq") is not None:
+        return "attribute" if before in _ATTR_OPEN else None
+    return "element" if before in _TAG_OPEN else None
+
+
 def _blank_value_prose(text: str, m: re.Match[str], p: str) -> bool:
     """True when the keyword check surely rejects ``m``: a `key <blank> value` match read as prose
-    (``_blank_value_rejected``) whose key does not open a tag or stand in an attribute either, the
-    two markup forms ``_blank_value_check`` tries after the prose rejection.
+    (``_blank_value_rejected``) whose key stands in no markup either (``_markup_around``), the
+    forms ``_blank_value_check`` tries after the prose rejection.
 
     About four in five keyword matches in trace text ("the session token budget"); this says so
     without the spans, keyword and calls of ``_finish`` and the check."""
@@ -349,9 +358,7 @@ def _blank_value_prose(text: str, m: re.Match[str], p: str) -> bool:
         return False
     ks = m.start()
     ki = ks - len(_key_name(text, ks))
-    if not _blank_value_rejected(text, ki):
-        return False
-    return text[ki - 1:ki] not in (_ATTR_OPEN if m.group(p + "kq") is not None else _TAG_OPEN)
+    return _blank_value_rejected(text, ki) and _markup_around(text, ki, m, p) is None
 
 
 def _build_detectors() -> list[_Det]:
