@@ -23,6 +23,7 @@ import sys
 import tempfile
 import threading
 import traceback
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from operator import is_
@@ -426,7 +427,7 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
 
 
 def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
-                    progress: bool) -> list[Outcome]:
+                    progress: bool, processes: int = 1, initargs: tuple | None = None) -> list[Outcome]:
     """Sessions grouped by the session field across files, in order of first appearance.
 
     Each record is mapped into its session's builder as soon as it is read, and a session is
@@ -434,6 +435,10 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     reads), so memory holds the sessions open at the same time, never the whole corpus. A file
     that cannot be read, or a record without a session id (unless ``session.missing: skip``),
     stops the run in that first pass, before anything is written.
+
+    With ``processes`` above 1 and several sessions, the sessions are dealt out to that many
+    worker processes (``_field_shards``); one session is cleaned here, its long strings
+    redacted by helper processes.
     """
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
@@ -442,6 +447,21 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     except (SessionFailed, InputError) as exc:
         totals.error = f"{exc} (the run stopped; nothing written)"
         return []
+    if processes > 1 and len(ends) > 1 and initargs is not None:
+        return _field_shards(files, output, totals, ends, min(processes, len(ends)), initargs, progress)
+    if processes > 1 and len(ends) == 1 and cleaner.mapping.privacy.redact:
+        cleaner.helpers = Helpers(processes - 1, cleaner.mapping.privacy)
+    return _field_pass(cleaner, files, output, totals, ends, progress)
+
+
+def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
+                ends: dict[str, tuple[int, int]], progress: bool, shard: tuple[int, int] | None = None
+                ) -> list[Outcome]:
+    """The cleaning pass of ``_clean_by_field``: every session, or with ``shard`` (k, n) those of
+    shard k of n (``key_shard``; every other record is read and passed over). ``ends``: where
+    each of those sessions ends (the first pass)."""
+    settings = cleaner.mapping.session
+    paths = compile_paths(settings.field)
     sessions: dict[str, Session] = {}
     slots: dict[str, int] = {}  # a session's place in the summary: its first appearance
     outcomes: list[Outcome | None] = []
@@ -456,6 +476,8 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
                     continue
                 session = sessions.get(key)
                 if session is None:
+                    if shard is not None and key_shard(key, shard[1]) != shard[0]:
+                        continue  # another process's session
                     target = stem_for_key(item.rel.parent, key).with_suffix(".jsonl")
                     session = sessions[key] = cleaner.start(Job(key, [item], target))
                     slots[key] = len(outcomes)
@@ -468,12 +490,78 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
                     done += 1
                     if progress:
                         print(f"\r{done}/{len(ends)} sessions".ljust(32), end="", file=sys.stderr)
+                    elif _DONE is not None:
+                        with _DONE.get_lock():
+                            _DONE.value += 1
     except (SessionFailed, InputError) as exc:  # the input changed since the first pass
         totals.error = f"{exc} (the run stopped; sessions already written are complete)"
         return [o for o in outcomes if o is not None]
     for key, session in sessions.items():  # only if the input changed since the first pass
         outcomes[slots[key]] = cleaner.finish(session, output)
     return [o for o in outcomes if o is not None]
+
+
+def key_shard(key: str, count: int) -> int:
+    """The shard (0..count-1) of a session id: a CRC-32 of it, cheap enough to take per record,
+    the same in every process (never hash(), which each process seeds its own way)."""
+    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % count
+
+
+def _field_work(shard: int, count: int, files: list[InputFile], output: Path,
+                ends: dict[str, tuple[int, int]]) -> tuple[list[Outcome], Outcome]:
+    """One worker's share of ``_field_shards``: its sessions' outcomes, and its run totals."""
+    assert _WORKER is not None
+    totals = Outcome("run")
+    return run_task(_field_pass, _WORKER, files, output, totals, ends, False, (shard, count)), totals
+
+
+def _field_shards(files: list[InputFile], output: Path, totals: Outcome, ends: dict[str, tuple[int, int]],
+                  count: int, initargs: tuple, progress: bool) -> list[Outcome]:
+    """Sessions grouped by field, cleaned by ``count`` worker processes, each taking the sessions
+    of its shard (``key_shard``).
+
+    Sessions may interleave anywhere in the files, so each worker reads every record and maps
+    only its own: the reading is done once per worker, the mapping, redaction, validation and
+    writing once in all (most of the work). The outcomes come back in the order one process
+    gives them; what the run counts itself (lines not read, records without a session id) is
+    taken from the first worker alone, as each worker reads them all."""
+    done = None
+    if progress:
+        import multiprocessing
+
+        done = multiprocessing.Value("q", 0)
+        initargs = (*initargs, done)
+    with _pool(count, initargs) as pool:
+        try:
+            shares: list[dict[str, tuple[int, int]]] = [{} for _ in range(count)]
+            for key, end in ends.items():
+                shares[key_shard(key, count)][key] = end
+            futures = [pool.submit(_field_work, shard, count, files, output, share)
+                       for shard, share in enumerate(shares)]
+            del shares
+            if done is not None:
+                from concurrent.futures import wait
+
+                while wait(futures, timeout=0.5).not_done:
+                    print(f"\r{done.value}/{len(ends)} sessions ({count} processes)".ljust(32), end="",
+                          file=sys.stderr)
+            results = [future.result() for future in futures]
+            if done is not None:
+                print(f"\r{done.value}/{len(ends)} sessions ({count} processes)".ljust(32), end="", file=sys.stderr)
+        except BaseException:  # an interruption: end the workers' sessions, nothing half-written
+            stop_now(pool)
+            raise
+    outcomes: list[Outcome] = []
+    for shard, (mine, theirs) in enumerate(results):
+        outcomes.extend(mine)
+        if shard == 0:
+            totals.skipped.update(theirs.skipped)
+            for reason, where in theirs.examples.items():
+                totals.examples.setdefault(reason, where)
+        totals.error = totals.error or theirs.error
+    place = {key: n for n, key in enumerate(ends)}
+    outcomes.sort(key=lambda outcome: place.get(outcome.key, len(place)))
+    return outcomes
 
 
 def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
@@ -526,6 +614,7 @@ def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, to
 
 
 _WORKER: Cleaner | None = None
+_DONE: Any = None  # in a pool process: a multiprocessing.Value counting the sessions finished
 
 
 def load_module(path: str | os.PathLike, name: str) -> ModuleType:
@@ -552,8 +641,12 @@ def _fewer_collections() -> None:
 
 def _init_worker(mapping: Mapping, hooks_path: str | None, schema_arg: str | None, limits: Limits,
                  max_session_mb: float | None, inputs: set[Path], debug: bool = False,
-                 adapter_path: str | None = None) -> None:
-    global _WORKER
+                 adapter_path: str | None = None, done: Any = None) -> None:
+    """A pool process: its Cleaner, and ``done``, a shared count of the sessions it finishes for
+    the main process's progress line (sessions grouped by field; by file, the pool's results
+    tell it)."""
+    global _WORKER, _DONE
+    _DONE = done
     _fewer_collections()
     module = load_module(hooks_path, "cleaner_hooks") if hooks_path else None
     adapter = load_module(adapter_path, "clean_to_trajectory_jsonl") if adapter_path else None
@@ -703,8 +796,8 @@ def build_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--output", help="folder for the trajectory-v1 .jsonl files (created if needed)")
     parser.add_argument("--schema", help="trajectory-v1 schema file (default: Lerim's data dir, else the bundled copy)")
     parser.add_argument("--jobs", type=_jobs, default="auto", metavar="N|auto",
-                        help="processes to use: this many sessions at once, or helpers that redact the strings "
-                             "of large sessions; the output is the same bytes for any N (default auto: every "
+                        help="processes to use: this many sessions at once, or, for one large session, helpers "
+                             "that redact its strings; the output is the same bytes for any N (default auto: every "
                              f"available CPU, at most {AUTO_MAX_JOBS}, once the input passes {AUTO_MIN_MB} MB)")
     parser.add_argument("--max-line-mb", type=_positive(float), default=MAX_LINE_MB, metavar="MB",
                         help=f"longest JSONL line read; longer lines are skipped and counted (default {MAX_LINE_MB})")
@@ -896,13 +989,18 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
         chosen = {id(item) for item in files}
         jobs = [job for job in _jobs_by_file(layout or files) if id(job.files[0]) in chosen]
     processes = resolve_jobs(args.jobs, files)
+    hooks_path = getattr(cleaner.hooks.module, "__file__", None)
+    adapter_path = getattr(cleaner.adapter, "__file__", None)
+    initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
+                args.debug, adapter_path)
+    if by == "field":  # how many sessions there are is known only after its first pass
+        outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress, processes, initargs))
+        return
     if processes > 1 and len(jobs) <= 1 and settings.privacy.redact:
         # sessions are cleaned here one at a time: the other processes redact the long strings of
         # those that grow large
         cleaner.helpers = Helpers(processes - 1, settings.privacy)
-    if by == "field":
-        outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress))
-    elif by == "element":
+    if by == "element":
         outcomes.extend(_clean_by_element(cleaner, files, output, totals, progress))
     else:
         for job in jobs:
@@ -910,10 +1008,6 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
                 raise UsageError(f"{args.output}: writing {output / job.target} would overwrite that input file; "
                                  "choose an --output outside --input")
         if processes > 1 and len(jobs) > 1:
-            hooks_path = getattr(cleaner.hooks.module, "__file__", None)
-            adapter_path = getattr(cleaner.adapter, "__file__", None)
-            initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
-                        args.debug, adapter_path)
             with _pool(min(processes, len(jobs)), initargs) as pool:
                 try:
                     for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
 import pytest
 
-from cleaner_runtime import readers
+from cleaner_runtime import readers, writer
 from cleaner_runtime import run as run_module
 
 from .conftest import make_corpus, run_cleaner, tree_bytes
@@ -59,12 +68,50 @@ def test_one_large_session_with_helpers_writes_the_same_bytes(cleaners, tmp_path
     assert "redactions:        0" not in stdout  # the corpus plants secrets: the helpers' counts arrive
 
 
-def test_sessions_grouped_by_field_with_helpers_write_the_same_bytes(cleaners, tmp_path):
-    # small sessions are never sent to the helpers; the two large ones are, from their first MiB on
+def test_sessions_grouped_by_field_in_several_processes_write_the_same_bytes(cleaners, tmp_path):
+    """Sessions grouped by field are dealt out to the worker processes, large and small alike."""
     src = make_corpus(tmp_path / "raw", "flat", 12, 200, secrets=0.05, unicode=0.3)
     make_corpus(tmp_path / "raw" / "large", "flat", 2, 3000, seed=8, secrets=0.05, unicode=0.3)
     code, files, _, _ = _same_run(cleaners, src, tmp_path, "flat")
     assert code == 0 and len(files) == 14
+
+
+def test_one_session_grouped_by_field_with_helpers_writes_the_same_bytes(cleaners, tmp_path):
+    """A single session grouped by field is cleaned in the main process, its long strings redacted
+    by the others once it passes 1 MiB."""
+    src = make_corpus(tmp_path / "raw", "flat", 1, 6000, seed=8, secrets=0.05, unicode=0.3)
+    code, files, stdout, _ = _same_run(cleaners, src, tmp_path, "flat")
+    assert code == 0 and len(files) == 1
+    assert "redactions:        0" not in stdout
+
+
+def test_sessions_grouped_by_field_keep_every_count_in_several_processes(cleaners, tmp_path):
+    """What the run counts itself is counted once, not once per worker (each reads every record):
+    lines not read and records without a session id; a session that fails, fails alone, and the
+    summary lists the sessions in the order one process lists them."""
+    project = tmp_path / "cleaner"
+    shutil.copytree(cleaners["flat"], project)
+    answers = project / ".copier-answers.yml"
+    text = answers.read_text(encoding="utf-8")
+    assert '"missing": "fail"' in text
+    answers.write_text(text.replace('"missing": "fail"', '"missing": "skip"'), encoding="utf-8")
+    src = make_corpus(tmp_path / "raw", "flat", 9, 60, secrets=0.05, unicode=0.3)
+    events = sorted(src.rglob("*.jsonl"))
+    lines = events[0].read_text(encoding="utf-8").splitlines(keepends=True)
+    failing = json.loads(lines[5])["run"]
+    lines[3:3] = ["{not json\n", json.dumps({"seq": 1, "actor": "customer", "body": "no run"}) + "\n"]
+    lines.insert(9, json.dumps({"run": failing, "at": 1780000000000, "actor": "mystery"}) + "\n")
+    events[0].write_text("".join(lines), encoding="utf-8")
+    runs = {}
+    for jobs in (1, 2, 3):
+        out = tmp_path / f"out-{jobs}"
+        result = run_cleaner(project, src, out, "--jobs", str(jobs))
+        runs[jobs] = (result.returncode, tree_bytes(out), result.stdout, result.stderr.splitlines()[1:])
+    assert runs[2] == runs[1] and runs[3] == runs[1]
+    code, files, stdout, stderr = runs[1]
+    assert code == 1 and len(files) == 8
+    assert "1 x invalid line" in stdout and "1 x record without a session id" in stdout
+    assert any("events-00000.jsonl:10: unknown record kind" in line for line in stderr)
 
 
 def test_the_session_size_limit_fails_at_the_same_record_with_helpers(cleaners, tmp_path):
@@ -128,3 +175,38 @@ def test_jobs_accepts_a_number_or_auto_and_explains_anything_else(cleaners, tmp_
         result = run_cleaner(cleaners["pi"], src, tmp_path / "c", "--jobs", bad)
         assert result.returncode == 2
         assert why in result.stderr and "Traceback" not in result.stderr
+
+
+def test_sessions_grouped_by_field_in_several_processes_stop_cleanly(cleaners, tmp_path):
+    """SIGTERM while a worker is halfway through writing a session (the writer's test pause holds it
+    there): exit 130, the workers stopped, that file finished or removed, every file written
+    complete and exactly what an uninterrupted run writes, and no temporary file left."""
+    src = make_corpus(tmp_path / "raw", "flat", 40, 60, secrets=0.05, unicode=0.3)
+    reference = run_cleaner(cleaners["flat"], src, tmp_path / "reference", "--jobs", "1")
+    assert reference.returncode == 0, reference.stderr
+    ready = tmp_path / "ready"
+    out = tmp_path / "out"
+    env = {**os.environ, writer.PAUSE_ENV: f"3:partial:{ready}"}
+    proc = subprocess.Popen(
+        [sys.executable, str(cleaners["flat"] / "clean_to_trajectory_jsonl.py"), "--input", str(src),
+         "--output", str(out), "--jobs", "2"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True, text=True)
+    try:
+        end = time.monotonic() + 120
+        while not ready.exists() and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.01)
+        assert ready.exists(), "no worker stopped at its third write"
+        os.kill(proc.pid, signal.SIGTERM)
+        time.sleep(0.2)
+        ready.with_name("ready.go").touch()
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "interrupted: files already written are complete" in stderr
+    written, expected = tree_bytes(out), tree_bytes(tmp_path / "reference")
+    assert 0 < len(written) < len(expected)
+    assert all(data == expected[name] for name, data in written.items())
+    assert not [p for p in out.rglob(".*")], "a temporary file was left behind"
