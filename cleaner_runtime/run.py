@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
 import os
 import signal
@@ -23,7 +24,6 @@ import sys
 import tempfile
 import threading
 import traceback
-import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from operator import is_
@@ -427,7 +427,8 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
 
 
 def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
-                    progress: bool, processes: int = 1, initargs: tuple | None = None) -> list[Outcome]:
+                    progress: bool, processes: int = 1, initargs: tuple | None = None,
+                    shard: tuple[int, int] | None = None) -> list[Outcome]:
     """Sessions grouped by the session field across files, in order of first appearance.
 
     Each record is mapped into its session's builder as soon as it is read, and a session is
@@ -438,7 +439,8 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
 
     With ``processes`` above 1 and several sessions, the sessions are dealt out to that many
     worker processes (``_field_shards``); one session is cleaned here, its long strings
-    redacted by helper processes.
+    redacted by helper processes. ``shard`` (K, N), from ``--shard K/N``: only the sessions of
+    that shard (``session_shard``), every file read.
     """
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
@@ -447,19 +449,24 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     except (SessionFailed, InputError) as exc:
         totals.error = f"{exc} (the run stopped; nothing written)"
         return []
+    part = Part()
+    if shard is not None:
+        part = Part(shard[0] - 1, shard[1])
+        ends = {key: end for key, end in ends.items() if part.holds(key)}
+        if not ends and not cleaner.quiet:
+            print(f"notice: shard {shard[0]}/{shard[1]} holds none of the sessions", file=sys.stderr)
     if processes > 1 and len(ends) > 1 and initargs is not None:
-        return _field_shards(files, output, totals, ends, min(processes, len(ends)), initargs, progress)
+        return _field_shards(files, output, totals, ends, part, min(processes, len(ends)), initargs, progress)
     if processes > 1 and len(ends) == 1 and cleaner.mapping.privacy.redact:
         cleaner.helpers = Helpers(processes - 1, cleaner.mapping.privacy)
-    return _field_pass(cleaner, files, output, totals, ends, progress)
+    return _field_pass(cleaner, files, output, totals, ends, progress, part)
 
 
 def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
-                ends: dict[str, tuple[int, int]], progress: bool, shard: tuple[int, int] | None = None
-                ) -> list[Outcome]:
-    """The cleaning pass of ``_clean_by_field``: every session, or with ``shard`` (k, n) those of
-    shard k of n (``key_shard``; every other record is read and passed over). ``ends``: where
-    each of those sessions ends (the first pass)."""
+                ends: dict[str, tuple[int, int]], progress: bool, part: Part | None = None) -> list[Outcome]:
+    """The cleaning pass of ``_clean_by_field``: every session, or those ``part`` holds (the
+    records of every other session are read and passed over). ``ends``: where each session
+    cleaned here ends (the first pass)."""
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
     sessions: dict[str, Session] = {}
@@ -476,8 +483,8 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                     continue
                 session = sessions.get(key)
                 if session is None:
-                    if shard is not None and key_shard(key, shard[1]) != shard[0]:
-                        continue  # another process's session
+                    if part is not None and not part.holds(key):
+                        continue  # another shard's or process's session
                     target = stem_for_key(item.rel.parent, key).with_suffix(".jsonl")
                     session = sessions[key] = cleaner.start(Job(key, [item], target))
                     slots[key] = len(outcomes)
@@ -501,24 +508,47 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
     return [o for o in outcomes if o is not None]
 
 
-def key_shard(key: str, count: int) -> int:
-    """The shard (0..count-1) of a session id: a CRC-32 of it, cheap enough to take per record,
-    the same in every process (never hash(), which each process seeds its own way)."""
-    return zlib.crc32(key.encode("utf-8", "surrogatepass")) % count
+def _session_place(key: str) -> int:
+    """A number for a session id, the same on every machine, run and Python: the first 8 bytes of
+    its SHA-256, as ``shard_of`` takes them for a path (never hash(), which each process seeds its
+    own way)."""
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()[:8], "big")
 
 
-def _field_work(shard: int, count: int, files: list[InputFile], output: Path,
+def session_shard(key: str, count: int) -> int:
+    """The shard (1..count) of ``--shard K/N`` a session grouped by field belongs to."""
+    return _session_place(key) % count + 1
+
+
+@dataclass(frozen=True)
+class Part:
+    """The sessions grouped by field that one process cleans: those of shard ``shard`` (from 0) of
+    ``shards`` (``--shard``), and of those, the ones of worker ``worker`` of ``workers``. A
+    worker's share is taken from the id's number once the shard's is taken out of it, so that
+    the workers of one shard share it evenly."""
+
+    shard: int = 0
+    shards: int = 1
+    worker: int = 0
+    workers: int = 1
+
+    def holds(self, key: str) -> bool:
+        place, shard = divmod(_session_place(key), self.shards)
+        return shard == self.shard and place % self.workers == self.worker
+
+
+def _field_work(part: Part, files: list[InputFile], output: Path,
                 ends: dict[str, tuple[int, int]]) -> tuple[list[Outcome], Outcome]:
     """One worker's share of ``_field_shards``: its sessions' outcomes, and its run totals."""
     assert _WORKER is not None
     totals = Outcome("run")
-    return run_task(_field_pass, _WORKER, files, output, totals, ends, False, (shard, count)), totals
+    return run_task(_field_pass, _WORKER, files, output, totals, ends, False, part), totals
 
 
 def _field_shards(files: list[InputFile], output: Path, totals: Outcome, ends: dict[str, tuple[int, int]],
-                  count: int, initargs: tuple, progress: bool) -> list[Outcome]:
-    """Sessions grouped by field, cleaned by ``count`` worker processes, each taking the sessions
-    of its shard (``key_shard``).
+                  part: Part, count: int, initargs: tuple, progress: bool) -> list[Outcome]:
+    """Sessions grouped by field, the sessions ``part`` holds cleaned by ``count`` worker
+    processes, each taking its share of them (``Part``).
 
     Sessions may interleave anywhere in the files, so each worker reads every record and maps
     only its own: the reading is done once per worker, the mapping, redaction, validation and
@@ -533,12 +563,10 @@ def _field_shards(files: list[InputFile], output: Path, totals: Outcome, ends: d
         initargs = (*initargs, done)
     with _pool(count, initargs) as pool:
         try:
-            shares: list[dict[str, tuple[int, int]]] = [{} for _ in range(count)]
-            for key, end in ends.items():
-                shares[key_shard(key, count)][key] = end
-            futures = [pool.submit(_field_work, shard, count, files, output, share)
-                       for shard, share in enumerate(shares)]
-            del shares
+            parts = [Part(part.shard, part.shards, worker, count) for worker in range(count)]
+            futures = [pool.submit(_field_work, mine, files, output,
+                                   {key: end for key, end in ends.items() if mine.holds(key)})
+                       for mine in parts]
             if done is not None:
                 from concurrent.futures import wait
 
@@ -552,9 +580,9 @@ def _field_shards(files: list[InputFile], output: Path, totals: Outcome, ends: d
             stop_now(pool)
             raise
     outcomes: list[Outcome] = []
-    for shard, (mine, theirs) in enumerate(results):
+    for worker, (mine, theirs) in enumerate(results):
         outcomes.extend(mine)
-        if shard == 0:
+        if worker == 0:
             totals.skipped.update(theirs.skipped)
             for reason, where in theirs.examples.items():
                 totals.examples.setdefault(reason, where)
@@ -714,8 +742,6 @@ def shard_of(rel: str | os.PathLike, count: int) -> int:
     """The shard (1..count) of an input file, from its path relative to --input: a SHA-256 of the
     path with forward slashes, so it is the same on every machine, run and Python (never hash())."""
     name = Path(rel).as_posix().encode("utf-8", "surrogateescape")
-    import hashlib
-
     return int.from_bytes(hashlib.sha256(name).digest()[:8], "big") % count + 1
 
 
@@ -812,7 +838,9 @@ def build_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--shard", type=_shard, metavar="K/N",
                         help="clean only shard K of N (1 <= K <= N): a file belongs to the shard given by a "
                              "SHA-256 of its path relative to --input, the same on every machine and run; the "
-                             "N shards together clean every file exactly once")
+                             "N shards together clean every file exactly once (with session.by: field, a "
+                             "session belongs to the shard given by a SHA-256 of its id, and each shard reads "
+                             "every file)")
     parser.add_argument("--quiet", action="store_true", help="print only the summary's problems")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of unexpected errors")
     parser.add_argument("--agent-prompt", action="store_true", help="print the embedded coding-agent prompt and exit")
@@ -931,12 +959,9 @@ def _run(args: argparse.Namespace, mapping: Mapping, hooks: Hooks, adapter: Modu
     except InputError as exc:
         raise UsageError(str(exc)) from exc
     layout = files  # the files whose names settle the output names (case clashes), before sharding
-    if args.shard is not None:
+    if args.shard is not None and settings.session.by != "field":  # by field: a shard of the sessions
         shard, count = args.shard
         files = [item for item in files if shard_of(item.rel, count) == shard]
-        if settings.session.by == "field" and not args.quiet:
-            print("notice: session.by is field: a session is grouped only within this shard's files, so a "
-                  "session spread over files of several shards is written by each of them", file=sys.stderr)
         if not files:
             print(f"notice: shard {shard}/{count} holds none of the input files", file=sys.stderr)
     totals = Outcome("run")
@@ -994,7 +1019,7 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
     initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
                 args.debug, adapter_path)
     if by == "field":  # how many sessions there are is known only after its first pass
-        outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress, processes, initargs))
+        outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress, processes, initargs, args.shard))
         return
     if processes > 1 and len(jobs) <= 1 and settings.privacy.redact:
         # sessions are cleaned here one at a time: the other processes redact the long strings of

@@ -252,3 +252,73 @@ def engine_run(code: str, project: Path, raw: Path, tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", code, str(project), str(raw), str(tmp_path / "out")],
                             capture_output=True, text=True, timeout=600, check=False, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-4000:]
+
+
+@pytest.fixture(scope="module")
+def field_project(tmp_path_factory) -> Path:
+    """The benchmarks' flat format: sessions grouped by the field ``run``."""
+    from ..performance.conftest import render
+
+    return render("flat", tmp_path_factory.mktemp("field") / "cleaner")
+
+
+@pytest.fixture(scope="module")
+def spread(tmp_path_factory) -> Path:
+    """Twelve sessions, each spread over two files: every other line of each file moved to a second."""
+    from ..performance.conftest import make_corpus
+
+    root = make_corpus(tmp_path_factory.mktemp("spread") / "raw", "flat", 12, 30, secrets=0.05, unicode=0.3)
+    for path in sorted(root.rglob("*.jsonl")):
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        path.write_text("".join(lines[0::2]), encoding="utf-8")
+        (path.parent / "more" / path.name).parent.mkdir(exist_ok=True)
+        (path.parent / "more" / path.name).write_text("".join(lines[1::2]), encoding="utf-8")
+    return root
+
+
+@pytest.mark.parametrize(("count", "jobs"), [(2, "1"), (3, "2")])
+def test_shards_of_sessions_grouped_by_field_together_write_one_run(field_project: Path, spread: Path,
+                                                                    tmp_path: Path, count: int, jobs: str):
+    """With ``session.by: field`` a session may be spread over files, so a shard is a share of the
+    sessions, not of the files: each shard reads every file and cleans the sessions whose id falls
+    in it (a SHA-256 of the id, as for a path), and the shards together write one run's bytes."""
+    whole = tmp_path / "whole"
+    result = run(field_project, "--input", str(spread), "--output", str(whole), "--jobs", "1")
+    assert result.returncode == 0, result.stderr
+    files = len(list(spread.rglob("*.jsonl")))
+    assert files_read(result) == files
+    expected = tree(whole)
+    assert len(expected) == 12
+    together: dict[str, bytes] = {}
+    for k in range(1, count + 1):
+        out = tmp_path / f"shard{k}"
+        result = run(field_project, "--input", str(spread), "--output", str(out), "--shard", f"{k}/{count}",
+                     "--jobs", jobs)
+        assert result.returncode == 0, result.stderr
+        assert files_read(result) == files  # every shard reads every file
+        part = tree(out) if out.exists() else {}
+        assert all(int.from_bytes(hashlib.sha256(Path(name).stem.encode()).digest()[:8], "big") % count + 1 == k
+                   for name in part), "a session outside its shard"
+        assert not set(part) & set(together), "a session written by two shards"
+        together.update(part)
+    assert together == expected
+
+
+def test_a_shard_without_sessions_says_so(field_project: Path, spread: Path, tmp_path: Path):
+    ids = {path.stem for path in tree_of_ids(field_project, spread, tmp_path)}
+    count = 1000
+    taken = {int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % count + 1 for key in ids}
+    empty = min(set(range(1, count + 1)) - taken)
+    out = tmp_path / "empty"
+    result = run(field_project, "--input", str(spread), "--output", str(out), "--shard", f"{empty}/{count}")
+    assert result.returncode == 0, result.stderr
+    assert f"notice: shard {empty}/{count} holds none of the sessions" in result.stderr
+    assert not out.exists() or tree(out) == {}
+
+
+def tree_of_ids(project: Path, raw: Path, tmp_path: Path) -> list[Path]:
+    """The outputs of one whole run (named after the session ids)."""
+    out = tmp_path / "ids"
+    result = run(project, "--input", str(raw), "--output", str(out), "--jobs", "1")
+    assert result.returncode == 0, result.stderr
+    return sorted(out.rglob("*.jsonl"))
