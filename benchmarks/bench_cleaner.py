@@ -380,7 +380,8 @@ def main(argv: list[str] | None = None) -> int:
             auto = auto_jobs(src)
             how = f"--jobs auto: {auto} process{'es' if auto > 1 else ''}"
             if auto > 1:
-                how += (", helpers redact the strings of sessions past 1 MiB" if sessions == 1 or by_field
+                how += (", helpers redact the strings of sessions past 1 MiB" if sessions == 1
+                        else ", sessions in parallel, each process reading every file" if by_field
                         else ", sessions in parallel")
             subjects.append(("cleaner", [sys.executable, script, *clean], total,
                              "fast extra: " + (", ".join(extra) or "none installed") + "; " + how))
