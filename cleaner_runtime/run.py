@@ -409,21 +409,40 @@ def _session_key(raw: dict, paths: tuple, settings: SessionSettings, where: Any)
 
 
 def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: SessionSettings,
-                  progress: bool) -> dict[str, tuple[int, int]]:
+                  progress: bool) -> tuple[dict[str, tuple[int, int]], dict[str, Path]]:
     """A first, reading-only pass: for each session id, the file and record position of its last
     record, so that the cleaning pass can write and free each session as soon as it is complete.
     Anything that would stop the run (an unreadable file, a record without a session id) stops it
-    here, before a single session is written."""
+    here, before a single session is written.
+
+    Also the output of each session whose name would clash with an earlier one's on a file system
+    that ignores case ("Run-1" and "run-1"): it takes its id's hash (``_field_target``), as a
+    file whose name clashes does, so that no session overwrites another on any system, and every
+    process and shard names it alike."""
     ends: dict[str, tuple[int, int]] = {}
+    renamed: dict[str, Path] = {}
+    taken: set[str] = set()
     scratch = Outcome("scan")  # bad lines are counted by the cleaning pass
     for index, item in enumerate(files):
         for position, (where, raw) in enumerate(cleaner.records_of(item, scratch)):
             key = _session_key(raw, paths, settings, where)
-            if key is not None:
-                ends[key] = (index, position)
+            if key is None:
+                continue
+            if key not in ends:
+                target = _field_target(item, key)
+                if str(target).lower() in taken:
+                    target = renamed[key] = _field_target(item, key, hashed=True)
+                taken.add(str(target).lower())
+            ends[key] = (index, position)
         if progress:
             print(f"\rscanning {index + 1}/{len(files)} files", end="", file=sys.stderr)
-    return ends
+    return ends, renamed
+
+
+def _field_target(item: InputFile, key: str, hashed: bool = False) -> Path:
+    """The output of a session grouped by field: named after its id, in the folder of the file
+    it first appears in."""
+    return stem_for_key(item.rel.parent, key, hashed).with_suffix(".jsonl")
 
 
 def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
@@ -445,7 +464,7 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
     try:
-        ends = _session_ends(cleaner, files, paths, settings, progress)
+        ends, renamed = _session_ends(cleaner, files, paths, settings, progress)
     except (SessionFailed, InputError) as exc:
         totals.error = f"{exc} (the run stopped; nothing written)"
         return []
@@ -456,17 +475,20 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
         if not ends and not cleaner.quiet:
             print(f"notice: shard {shard[0]}/{shard[1]} holds none of the sessions", file=sys.stderr)
     if processes > 1 and len(ends) > 1 and initargs is not None:
-        return _field_shards(files, output, totals, ends, part, min(processes, len(ends)), initargs, progress)
+        return _field_shards(files, output, totals, ends, renamed, part, min(processes, len(ends)), initargs,
+                             progress)
     if processes > 1 and len(ends) == 1 and cleaner.mapping.privacy.redact:
         cleaner.helpers = Helpers(processes - 1, cleaner.mapping.privacy)
-    return _field_pass(cleaner, files, output, totals, ends, progress, part)
+    return _field_pass(cleaner, files, output, totals, ends, renamed, progress, part)
 
 
 def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
-                ends: dict[str, tuple[int, int]], progress: bool, part: Part | None = None) -> list[Outcome]:
+                ends: dict[str, tuple[int, int]], renamed: dict[str, Path], progress: bool,
+                part: Part | None = None) -> list[Outcome]:
     """The cleaning pass of ``_clean_by_field``: every session, or those ``part`` holds (the
-    records of every other session are read and passed over). ``ends``: where each session
-    cleaned here ends (the first pass)."""
+    records of every other session are read and passed over). ``ends`` and ``renamed``: where
+    each session cleaned here ends, and the outputs that are not named after the id alone (the
+    first pass)."""
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
     sessions: dict[str, Session] = {}
@@ -485,7 +507,7 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                 if session is None:
                     if part is not None and not part.holds(key):
                         continue  # another shard's or process's session
-                    target = stem_for_key(item.rel.parent, key).with_suffix(".jsonl")
+                    target = renamed.get(key) or _field_target(item, key)
                     session = sessions[key] = cleaner.start(Job(key, [item], target))
                     slots[key] = len(outcomes)
                     outcomes.append(None)
@@ -537,16 +559,17 @@ class Part:
         return shard == self.shard and place % self.workers == self.worker
 
 
-def _field_work(part: Part, files: list[InputFile], output: Path,
-                ends: dict[str, tuple[int, int]]) -> tuple[list[Outcome], Outcome]:
+def _field_work(part: Part, files: list[InputFile], output: Path, ends: dict[str, tuple[int, int]],
+                renamed: dict[str, Path]) -> tuple[list[Outcome], Outcome]:
     """One worker's share of ``_field_shards``: its sessions' outcomes, and its run totals."""
     assert _WORKER is not None
     totals = Outcome("run")
-    return run_task(_field_pass, _WORKER, files, output, totals, ends, False, part), totals
+    return run_task(_field_pass, _WORKER, files, output, totals, ends, renamed, False, part), totals
 
 
 def _field_shards(files: list[InputFile], output: Path, totals: Outcome, ends: dict[str, tuple[int, int]],
-                  part: Part, count: int, initargs: tuple, progress: bool) -> list[Outcome]:
+                  renamed: dict[str, Path], part: Part, count: int, initargs: tuple, progress: bool
+                  ) -> list[Outcome]:
     """Sessions grouped by field, the sessions ``part`` holds cleaned by ``count`` worker
     processes, each taking its share of them (``Part``).
 
@@ -565,17 +588,18 @@ def _field_shards(files: list[InputFile], output: Path, totals: Outcome, ends: d
         try:
             parts = [Part(part.shard, part.shards, worker, count) for worker in range(count)]
             futures = [pool.submit(_field_work, mine, files, output,
-                                   {key: end for key, end in ends.items() if mine.holds(key)})
+                                   {key: end for key, end in ends.items() if mine.holds(key)},
+                                   {key: name for key, name in renamed.items() if mine.holds(key)})
                        for mine in parts]
             if done is not None:
                 from concurrent.futures import wait
 
-                while wait(futures, timeout=0.5).not_done:
+                finished = False
+                while not finished:  # the count, every half second and once all are done
+                    finished = not wait(futures, timeout=0.5).not_done
                     print(f"\r{done.value}/{len(ends)} sessions ({count} processes)".ljust(32), end="",
                           file=sys.stderr)
             results = [future.result() for future in futures]
-            if done is not None:
-                print(f"\r{done.value}/{len(ends)} sessions ({count} processes)".ljust(32), end="", file=sys.stderr)
         except BaseException:  # an interruption: end the workers' sessions, nothing half-written
             stop_now(pool)
             raise

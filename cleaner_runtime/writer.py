@@ -113,10 +113,11 @@ def stem_for_file(rel: Path) -> Path:
     return rel.with_name(name)
 
 
-def stem_for_key(folder: Path, key: str) -> Path:
-    """A file name for a session id; ids that are not file-name safe get a short hash."""
+def stem_for_key(folder: Path, key: str, hashed: bool = False) -> Path:
+    """A file name for a session id; ids that are not file-name safe get a short hash (and, with
+    ``hashed``, every id: one whose name another session has taken)."""
     safe = _UNSAFE.sub("_", key).strip("._")[:80] or "session"
-    if safe != key:
+    if safe != key or hashed:
         safe = f"{safe}-{hashlib.sha1(key.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
     return folder / safe
 

@@ -210,3 +210,22 @@ def test_sessions_grouped_by_field_in_several_processes_stop_cleanly(cleaners, t
     assert 0 < len(written) < len(expected)
     assert all(data == expected[name] for name, data in written.items())
     assert not [p for p in out.rglob(".*")], "a temporary file was left behind"
+
+
+def test_sessions_whose_ids_differ_only_in_case_never_share_an_output(cleaners, tmp_path):
+    """"run-1" and "RUN-1" are two sessions, but one file on a system that ignores case: the later
+    one takes its id's hash, as a file whose name clashes does, whatever the number of processes."""
+    src = make_corpus(tmp_path / "raw", "flat", 6, 40)
+    events = min(src.rglob("*.jsonl"))
+    lines = events.read_text(encoding="utf-8").splitlines(keepends=True)
+    first = json.loads(lines[0])["run"]
+    shouting = [json.dumps({**json.loads(line), "run": first.upper()}) + "\n"
+                for line in lines if json.loads(line).get("run") == first]
+    events.write_text("".join(lines + shouting), encoding="utf-8")
+    code, files, _, _ = _same_run(cleaners, src, tmp_path, "flat")
+    assert code == 0 and len(files) == 7
+    assert len({name.lower() for name in files}) == 7
+    assert f"{first}.jsonl" in files
+    hashed = [name for name in files if name.startswith(first.upper() + "-")]
+    assert len(hashed) == 1 and hashed[0].endswith(".jsonl")
+    assert files[hashed[0]] == files[f"{first}.jsonl"]  # the same records under another id
