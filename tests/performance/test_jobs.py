@@ -12,11 +12,12 @@ import sys
 import time
 
 import pytest
+import yaml
 
 from cleaner_runtime import readers, writer
 from cleaner_runtime import run as run_module
 
-from .conftest import make_corpus, run_cleaner, tree_bytes
+from .conftest import REPO, make_corpus, run_cleaner, tree_bytes
 
 
 @pytest.mark.parametrize("fmt", ["pi", "flat"])
@@ -229,3 +230,77 @@ def test_sessions_whose_ids_differ_only_in_case_never_share_an_output(cleaners, 
     hashed = [name for name in files if name.startswith(first.upper() + "-")]
     assert len(hashed) == 1 and hashed[0].endswith(".jsonl")
     assert files[hashed[0]] == files[f"{first}.jsonl"]  # the same records under another id
+
+
+CHATGPT = REPO / "tests" / "fixtures" / "chatgpt_export" / "conversation_map"
+
+
+@pytest.fixture(scope="module")
+def chatgpt_cleaner(tmp_path_factory):
+    """The ChatGPT export fixture's cleaner: one session per conversation of a JSON array."""
+    from generator.render import render_new
+
+    dest = tmp_path_factory.mktemp("chatgpt") / "cleaner"
+    mapping = yaml.safe_load((CHATGPT / "mapping.yml").read_text(encoding="utf-8"))
+    render_new(mapping, [CHATGPT / "raw"], dest)
+    return dest
+
+
+def test_elements_of_one_document_write_the_same_bytes_for_any_jobs(chatgpt_cleaner, tmp_path):
+    """One conversation of an export is one session, cleaned one at a time whatever --jobs says
+    (helpers redact the strings of one past 1 MiB): the same names (two share an id: the second
+    takes its place in its name), bytes and summary for any number of processes; a torn export is
+    counted once."""
+    (conversation,) = json.loads((CHATGPT / "raw" / "conversations.json").read_text(encoding="utf-8"))
+    conversations = []
+    for n in range(24):
+        copy = json.loads(json.dumps(conversation).replace("Splitting a dinner bill", f"Bill number {n}"))
+        copy["id"] = copy["conversation_id"] = f"conv-{n % 23:03d}"  # the last repeats the first id
+        conversations.append(copy)
+    src = tmp_path / "raw"
+    (src / "may").mkdir(parents=True)
+    (src / "may" / "conversations.json").write_text(json.dumps(conversations), encoding="utf-8")
+    (src / "june").mkdir()
+    (src / "june" / "conversations.json").write_text(json.dumps(conversations)[:-40], encoding="utf-8")
+    runs = {}
+    for jobs in (1, 2, 3):
+        out = tmp_path / f"out-{jobs}"
+        result = run_cleaner(chatgpt_cleaner, src, out, "--jobs", str(jobs))
+        runs[jobs] = (result.returncode, tree_bytes(out), result.stdout, result.stderr.splitlines()[1:])
+    assert runs[2] == runs[1] and runs[3] == runs[1]
+    code, files, stdout, _ = runs[1]
+    assert code == 0 and len(files) == 24
+    assert "may/conversations/conv-000.jsonl" in files
+    assert any(name.startswith("may/conversations/conv-000-") for name in files)
+    assert "1 x invalid line: invalid JSON document" in stdout and "sessions written:  24" in stdout
+
+
+def test_an_error_that_ends_a_document_ends_the_same_session_for_any_jobs(tmp_path):
+    """A JSON Lines export, one conversation a line, whose sixth line is not JSON and whose mapping
+    says ``invalid_lines: fail``: reading stops there, and the session it stopped in fails with
+    that error with any number of processes; the sessions before it are written."""
+    from generator.render import render_new
+
+    (conversation,) = json.loads((CHATGPT / "raw" / "conversations.json").read_text(encoding="utf-8"))
+    mapping = yaml.safe_load((CHATGPT / "mapping.yml").read_text(encoding="utf-8"))
+    mapping["input"].update(container="jsonl", include=["*.jsonl"], invalid_lines="fail")
+    lines = []
+    for n in range(10):
+        copy = dict(conversation, id=f"conv-{n:03d}", conversation_id=f"conv-{n:03d}")
+        lines.append("{not json" if n == 5 else json.dumps(copy))
+    src = tmp_path / "raw"
+    src.mkdir()
+    (src / "export.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "export.jsonl").write_text(lines[0] + "\n", encoding="utf-8")
+    render_new(mapping, [samples], tmp_path / "cleaner")
+    runs = {}
+    for jobs in (1, 2):
+        out = tmp_path / f"out-{jobs}"
+        result = run_cleaner(tmp_path / "cleaner", src, out, "--jobs", str(jobs))
+        runs[jobs] = (result.returncode, tree_bytes(out), result.stdout, result.stderr.splitlines()[1:])
+    assert runs[2] == runs[1]
+    code, files, _, stderr = runs[1]
+    assert code == 1 and sorted(files) == [f"export/conv-{n:03d}.jsonl" for n in range(4)]
+    assert any("export.jsonl:6" in line and "invalid_lines" in line for line in stderr)
