@@ -25,6 +25,7 @@ import tempfile
 import threading
 import traceback
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from operator import is_
 from pathlib import Path
@@ -409,7 +410,7 @@ def _session_key(raw: dict, paths: tuple, settings: SessionSettings, where: Any)
 
 
 def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: SessionSettings,
-                  progress: bool) -> tuple[dict[str, tuple[int, int]], dict[str, Path]]:
+                  progress: bool) -> tuple[dict[str, tuple[int, int]], dict[str, Path], Counter]:
     """A first, reading-only pass: for each session id, the file and record position of its last
     record, so that the cleaning pass can write and free each session as soon as it is complete.
     Anything that would stop the run (an unreadable file, a record without a session id) stops it
@@ -418,9 +419,10 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
     Also the output of each session whose name would clash with an earlier one's on a file system
     that ignores case ("Run-1" and "run-1"): it takes its id's hash (``_field_target``), as a
     file whose name clashes does, so that no session overwrites another on any system, and every
-    process and shard names it alike."""
+    process and shard names it alike; and how many records each session has."""
     ends: dict[str, tuple[int, int]] = {}
     renamed: dict[str, Path] = {}
+    sizes: Counter = Counter()
     taken: set[str] = set()
     scratch = Outcome("scan")  # bad lines are counted by the cleaning pass
     for index, item in enumerate(files):
@@ -434,9 +436,10 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
                     target = renamed[key] = _field_target(item, key, hashed=True)
                 taken.add(str(target).lower())
             ends[key] = (index, position)
+            sizes[key] += 1
         if progress:
             print(f"\rscanning {index + 1}/{len(files)} files", end="", file=sys.stderr)
-    return ends, renamed
+    return ends, renamed, sizes
 
 
 def _field_target(item: InputFile, key: str, hashed: bool = False) -> Path:
@@ -457,14 +460,16 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     stops the run in that first pass, before anything is written.
 
     With ``processes`` above 1 and several sessions, the sessions are dealt out to that many
-    worker processes (``_field_shards``); one session is cleaned here, its long strings
-    redacted by helper processes. ``shard`` (K, N), from ``--shard K/N``: only the sessions of
-    that shard (``session_shard``), every file read.
+    worker processes (``_field_shards``), unless one of them holds more than half the records:
+    workers would then wait for the one cleaning it, so the sessions are cleaned here, one at a
+    time, and helper processes redact the long strings of the large ones (as for a single
+    session). ``shard`` (K, N), from ``--shard K/N``: only the sessions of that shard
+    (``session_shard``), every file read.
     """
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
     try:
-        ends, renamed = _session_ends(cleaner, files, paths, settings, progress)
+        ends, renamed, sizes = _session_ends(cleaner, files, paths, settings, progress)
     except (SessionFailed, InputError) as exc:
         totals.error = f"{exc} (the run stopped; nothing written)"
         return []
@@ -474,26 +479,38 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
         ends = {key: end for key, end in ends.items() if part.holds(key)}
         if not ends and not cleaner.quiet:
             print(f"notice: shard {shard[0]}/{shard[1]} holds none of the sessions", file=sys.stderr)
-    if processes > 1 and len(ends) > 1 and initargs is not None:
+    even = _even_enough(sizes, ends)
+    del sizes
+    if processes > 1 and even and initargs is not None:
         return _field_shards(files, output, totals, ends, renamed, part, min(processes, len(ends)), initargs,
                              progress)
-    if processes > 1 and len(ends) == 1 and cleaner.mapping.privacy.redact:
+    if processes > 1 and cleaner.mapping.privacy.redact:
         cleaner.helpers = Helpers(processes - 1, cleaner.mapping.privacy)
-    return _field_pass(cleaner, files, output, totals, ends, renamed, progress, part)
+    return [outcome for _, outcome in _field_pass(cleaner, files, output, totals, ends, renamed, progress, part)]
+
+
+def _even_enough(sizes: Counter, keys: Iterable[str]) -> bool:
+    """Whether the sessions ``keys`` (``sizes``: their records) are worth dealing out to worker
+    processes: several, and none holding more than half the records, which one worker would clean
+    while the others wait."""
+    counts = [sizes[key] for key in keys]
+    return len(counts) > 1 and 2 * max(counts) <= sum(counts)
 
 
 def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
                 ends: dict[str, tuple[int, int]], renamed: dict[str, Path], progress: bool,
-                part: Part | None = None) -> list[Outcome]:
+                part: Part | None = None) -> list[tuple[tuple[int, int], Outcome]]:
     """The cleaning pass of ``_clean_by_field``: every session, or those ``part`` holds (the
     records of every other session are read and passed over). ``ends`` and ``renamed``: where
     each session cleaned here ends, and the outputs that are not named after the id alone (the
-    first pass)."""
+    first pass). Each outcome comes with where its session began (file, record): the order of
+    the summary, also for a session the first pass did not see (an input that changed since)."""
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
     sessions: dict[str, Session] = {}
     slots: dict[str, int] = {}  # a session's place in the summary: its first appearance
     outcomes: list[Outcome | None] = []
+    begun: list[tuple[int, int]] = []  # where each slot's session began
     done = 0
     try:
         for index, item in enumerate(files):
@@ -511,6 +528,7 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                     session = sessions[key] = cleaner.start(Job(key, [item], target))
                     slots[key] = len(outcomes)
                     outcomes.append(None)
+                    begun.append((index, position))
                 elif item not in session.job.files:
                     session.job.files.append(item)
                 cleaner.feed(session, where, raw)
@@ -524,10 +542,10 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                             _DONE.value += 1
     except (SessionFailed, InputError) as exc:  # the input changed since the first pass
         totals.error = f"{exc} (the run stopped; sessions already written are complete)"
-        return [o for o in outcomes if o is not None]
+        return [(at, o) for at, o in zip(begun, outcomes) if o is not None]
     for key, session in sessions.items():  # only if the input changed since the first pass
         outcomes[slots[key]] = cleaner.finish(session, output)
-    return [o for o in outcomes if o is not None]
+    return [(at, o) for at, o in zip(begun, outcomes) if o is not None]
 
 
 def _session_place(key: str) -> int:
@@ -560,7 +578,7 @@ class Part:
 
 
 def _field_work(part: Part, files: list[InputFile], output: Path, ends: dict[str, tuple[int, int]],
-                renamed: dict[str, Path]) -> tuple[list[Outcome], Outcome]:
+                renamed: dict[str, Path]) -> tuple[list[tuple[tuple[int, int], Outcome]], Outcome]:
     """One worker's share of ``_field_shards``: its sessions' outcomes, and its run totals."""
     assert _WORKER is not None
     totals = Outcome("run")
@@ -603,7 +621,7 @@ def _field_shards(files: list[InputFile], output: Path, totals: Outcome, ends: d
         except BaseException:  # an interruption: end the workers' sessions, nothing half-written
             stop_now(pool)
             raise
-    outcomes: list[Outcome] = []
+    outcomes: list[tuple[tuple[int, int], Outcome]] = []
     for worker, (mine, theirs) in enumerate(results):
         outcomes.extend(mine)
         if worker == 0:
@@ -611,9 +629,8 @@ def _field_shards(files: list[InputFile], output: Path, totals: Outcome, ends: d
             for reason, where in theirs.examples.items():
                 totals.examples.setdefault(reason, where)
         totals.error = totals.error or theirs.error
-    place = {key: n for n, key in enumerate(ends)}
-    outcomes.sort(key=lambda outcome: place.get(outcome.key, len(place)))
-    return outcomes
+    outcomes.sort(key=lambda pair: pair[0])  # where each session began: the order one process gives
+    return [outcome for _, outcome in outcomes]
 
 
 def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,

@@ -12,7 +12,8 @@ functions (``HOOKS_API = 2``); the cleaner calls each one it finds, in this orde
   JSONL/CSV/TSV file return a list of records (dicts). ``ctx.file`` is the file, ``ctx.container``
   how it was read (``jsonl``, ``json_array``, ``json_object``, ``csv``, ``tsv``). The whole file is
   in memory while it runs (``--max-document-mb`` applies), and with ``session.by: field`` every
-  file is read twice, so it runs twice per file.
+  file is read twice (once more by each further process of ``--jobs``), so it runs that often per
+  file: it must return the same for the same file every time.
 - ``transform_record(record, ctx)``: each raw record (a ``dict`` as parsed: one element of the
   record list, one CSV row with string values, each nested child of ``input.children`` on its
   own, with the document's fields under ``input.document_key`` when the mapping sets one) before

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 
 import pytest
 import yaml
@@ -304,3 +305,70 @@ def test_an_error_that_ends_a_document_ends_the_same_session_for_any_jobs(tmp_pa
     code, files, _, stderr = runs[1]
     assert code == 1 and sorted(files) == [f"export/conv-{n:03d}.jsonl" for n in range(4)]
     assert any("export.jsonl:6" in line and "invalid_lines" in line for line in stderr)
+
+
+@pytest.mark.parametrize(("sizes", "even"), [
+    ({"a": 10, "b": 10}, True),
+    ({"a": 10, "b": 5, "c": 5}, True),  # half exactly: the others together take the other half
+    ({"a": 11, "b": 5, "c": 5}, False),
+    ({"a": 10}, False),
+    ({}, False),
+])
+def test_sessions_grouped_by_field_go_to_workers_only_when_no_one_holds_most_records(sizes, even):
+    assert run_module._even_enough(Counter(sizes), list(sizes)) is even
+
+
+def test_one_dominant_session_grouped_by_field_writes_the_same_bytes(cleaners, tmp_path):
+    """A session with most of the records (here 3,000 of 3,400) is not given to one worker while
+    the others wait: the sessions are cleaned in the main process, the large one's strings
+    redacted by the helpers; the same bytes and summary for any --jobs."""
+    src = make_corpus(tmp_path / "raw", "flat", 8, 50, secrets=0.05, unicode=0.3)
+    make_corpus(tmp_path / "raw" / "large", "flat", 1, 3000, seed=8, secrets=0.05, unicode=0.3)
+    code, files, _, _ = _same_run(cleaners, src, tmp_path, "flat")
+    assert code == 0 and len(files) == 9
+
+
+CHANGING_INPUT_HOOK = '''
+import copy
+import os
+
+HOOKS_API = 2
+SEEN = {seen!r}
+
+
+def transform_document(document, ctx):
+    """Each file reads as it did in the first pass once, then with a new session after its third
+    record: an input that changed between the two passes of session.by: field."""
+    marker = os.path.join(SEEN, os.path.basename(ctx.file) + ".first")
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        return document
+    new = [copy.deepcopy(record) for record in document[:6]]
+    for record in new:
+        record["run"] = "new-" + os.path.basename(ctx.file)
+    return document[:3] + new + document[3:]
+'''
+
+
+def test_sessions_the_first_pass_did_not_see_are_listed_where_one_process_lists_them(cleaners, tmp_path):
+    """When the input changes between the two passes (here a hook adds a session to every file
+    from its second reading on), the sessions the first pass did not see are listed where they
+    began, as one process lists them, not after the others; so the summary is the same for any
+    --jobs."""
+    project = tmp_path / "cleaner"
+    shutil.copytree(cleaners["flat"], project)
+    src = make_corpus(tmp_path / "raw", "flat", 20, 30)
+    events = min(src.rglob("*.jsonl"))
+    lines = events.read_text(encoding="utf-8").splitlines(keepends=True)
+    for n in range(1, 4):  # the sessions spread over four files, interleaved
+        (src / f"part-{n}.jsonl").write_text("".join(lines[n::4]), encoding="utf-8")
+    events.write_text("".join(lines[0::4]), encoding="utf-8")
+    runs = {}
+    for jobs in (1, 2, 3):
+        seen = tmp_path / f"seen-{jobs}"
+        seen.mkdir()
+        (project / "cleaner_hooks.py").write_text(CHANGING_INPUT_HOOK.format(seen=str(seen)), encoding="utf-8")
+        result = run_cleaner(project, src, tmp_path / f"out-{jobs}", "--jobs", str(jobs))
+        runs[jobs] = (result.returncode, result.stdout, result.stderr.splitlines()[1:])
+    assert runs[2] == runs[1] and runs[3] == runs[1]
+    assert "new-part-1.jsonl" in runs[1][1]  # the new sessions are in the summary
