@@ -48,12 +48,13 @@ def test_jobs_keep_failures_and_skips_per_session(cleaners, tmp_path):
     assert len(tree_bytes(tmp_path / "out-1")) == 5
 
 
-def _same_run(cleaners, src, tmp_path, fmt, *extra, jobs=(1, 2, 3)):
-    """The cleaner's output bytes, stdout and stderr (past the schema line) for each --jobs value."""
+def _same_run(project, src, tmp_path, *extra, jobs=(1, 2, 3)):
+    """The exit code, output bytes, stdout and stderr (past the schema line) of the cleaner in
+    ``project``, the same for each --jobs value."""
     runs = {}
     for n in jobs:
-        out = tmp_path / f"out-{fmt}-{n}-{'-'.join(extra)}"
-        result = run_cleaner(cleaners[fmt], src, out, "--jobs", str(n), *extra)
+        out = tmp_path / f"out-{project.parent.name}-{n}-{'-'.join(extra)}"
+        result = run_cleaner(project, src, out, "--jobs", str(n), *extra)
         runs[n] = (result.returncode, tree_bytes(out), result.stdout, result.stderr.splitlines()[1:])
     first = runs[jobs[0]]
     for n in jobs[1:]:
@@ -65,7 +66,7 @@ def test_one_large_session_with_helpers_writes_the_same_bytes(cleaners, tmp_path
     """One session: with --jobs above 1 the other processes redact its long strings once it passes
     1 MiB (this one is about 3 MiB)."""
     src = make_corpus(tmp_path / "raw", "pi", 1, 3000, secrets=0.05, unicode=0.3)
-    code, files, stdout, _ = _same_run(cleaners, src, tmp_path, "pi")
+    code, files, stdout, _ = _same_run(cleaners["pi"], src, tmp_path)
     assert code == 0 and len(files) == 1
     assert "redactions:        0" not in stdout  # the corpus plants secrets: the helpers' counts arrive
 
@@ -74,7 +75,7 @@ def test_sessions_grouped_by_field_in_several_processes_write_the_same_bytes(cle
     """Sessions grouped by field are dealt out to the worker processes, large and small alike."""
     src = make_corpus(tmp_path / "raw", "flat", 12, 200, secrets=0.05, unicode=0.3)
     make_corpus(tmp_path / "raw" / "large", "flat", 2, 3000, seed=8, secrets=0.05, unicode=0.3)
-    code, files, _, _ = _same_run(cleaners, src, tmp_path, "flat")
+    code, files, _, _ = _same_run(cleaners["flat"], src, tmp_path)
     assert code == 0 and len(files) == 14
 
 
@@ -82,7 +83,7 @@ def test_one_session_grouped_by_field_with_helpers_writes_the_same_bytes(cleaner
     """A single session grouped by field is cleaned in the main process, its long strings redacted
     by the others once it passes 1 MiB."""
     src = make_corpus(tmp_path / "raw", "flat", 1, 6000, seed=8, secrets=0.05, unicode=0.3)
-    code, files, stdout, _ = _same_run(cleaners, src, tmp_path, "flat")
+    code, files, stdout, _ = _same_run(cleaners["flat"], src, tmp_path)
     assert code == 0 and len(files) == 1
     assert "redactions:        0" not in stdout
 
@@ -104,13 +105,7 @@ def test_sessions_grouped_by_field_keep_every_count_in_several_processes(cleaner
     lines[3:3] = ["{not json\n", json.dumps({"seq": 1, "actor": "customer", "body": "no run"}) + "\n"]
     lines.insert(9, json.dumps({"run": failing, "at": 1780000000000, "actor": "mystery"}) + "\n")
     events[0].write_text("".join(lines), encoding="utf-8")
-    runs = {}
-    for jobs in (1, 2, 3):
-        out = tmp_path / f"out-{jobs}"
-        result = run_cleaner(project, src, out, "--jobs", str(jobs))
-        runs[jobs] = (result.returncode, tree_bytes(out), result.stdout, result.stderr.splitlines()[1:])
-    assert runs[2] == runs[1] and runs[3] == runs[1]
-    code, files, stdout, stderr = runs[1]
+    code, files, stdout, stderr = _same_run(project, src, tmp_path)
     assert code == 1 and len(files) == 8
     assert "1 x invalid line" in stdout and "1 x record without a session id" in stdout
     assert any("events-00000.jsonl:10: unknown record kind" in line for line in stderr)
@@ -122,9 +117,9 @@ def test_the_session_size_limit_fails_at_the_same_record_with_helpers(cleaners, 
     it) is the one a single process reports; just above the real size the session is written."""
     src = make_corpus(tmp_path / "raw", "pi", 1, 3000, secrets=0.05, unicode=0.3)
     # the helpers take over at 1 MiB: the limit is passed while they hold strings
-    code, _, stdout, stderr = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", "1.6")
+    code, _, stdout, stderr = _same_run(cleaners["pi"], src, tmp_path, "--max-session-mb", "1.6")
     assert code == 1 and "passes the 1.6 MiB limit" in "\n".join(stderr) and "sessions failed:   1" in stdout
-    code, files, _, _ = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", "200")
+    code, files, _, _ = _same_run(cleaners["pi"], src, tmp_path, "--max-session-mb", "200")
     assert code == 0
     # just above what the session needs: find it from a single-process run
     low, high = 1.6, 200.0
@@ -132,9 +127,9 @@ def test_the_session_size_limit_fails_at_the_same_record_with_helpers(cleaners, 
         mid = (low + high) / 2
         result = run_cleaner(cleaners["pi"], src, tmp_path / "probe", "--max-session-mb", f"{mid:.6f}")
         low, high = (low, mid) if result.returncode == 0 else (mid, high)
-    code, near, _, _ = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", f"{high:.6f}")
+    code, near, _, _ = _same_run(cleaners["pi"], src, tmp_path, "--max-session-mb", f"{high:.6f}")
     assert code == 0 and near == files
-    code, _, stdout, stderr = _same_run(cleaners, src, tmp_path, "pi", "--max-session-mb", f"{low:.6f}")
+    code, _, stdout, stderr = _same_run(cleaners["pi"], src, tmp_path, "--max-session-mb", f"{low:.6f}")
     assert code == 1 and "MiB limit" in "\n".join(stderr)
 
 
@@ -224,7 +219,7 @@ def test_sessions_whose_ids_differ_only_in_case_never_share_an_output(cleaners, 
     shouting = [json.dumps({**json.loads(line), "run": first.upper()}) + "\n"
                 for line in lines if json.loads(line).get("run") == first]
     events.write_text("".join(lines + shouting), encoding="utf-8")
-    code, files, _, _ = _same_run(cleaners, src, tmp_path, "flat")
+    code, files, _, _ = _same_run(cleaners["flat"], src, tmp_path)
     assert code == 0 and len(files) == 7
     assert len({name.lower() for name in files}) == 7
     assert f"{first}.jsonl" in files
@@ -263,13 +258,7 @@ def test_elements_of_one_document_write_the_same_bytes_for_any_jobs(chatgpt_clea
     (src / "may" / "conversations.json").write_text(json.dumps(conversations), encoding="utf-8")
     (src / "june").mkdir()
     (src / "june" / "conversations.json").write_text(json.dumps(conversations)[:-40], encoding="utf-8")
-    runs = {}
-    for jobs in (1, 2, 3):
-        out = tmp_path / f"out-{jobs}"
-        result = run_cleaner(chatgpt_cleaner, src, out, "--jobs", str(jobs))
-        runs[jobs] = (result.returncode, tree_bytes(out), result.stdout, result.stderr.splitlines()[1:])
-    assert runs[2] == runs[1] and runs[3] == runs[1]
-    code, files, stdout, _ = runs[1]
+    code, files, stdout, _ = _same_run(chatgpt_cleaner, src, tmp_path)
     assert code == 0 and len(files) == 24
     assert "may/conversations/conv-000.jsonl" in files
     assert any(name.startswith("may/conversations/conv-000-") for name in files)
@@ -296,13 +285,7 @@ def test_an_error_that_ends_a_document_ends_the_same_session_for_any_jobs(tmp_pa
     samples.mkdir()
     (samples / "export.jsonl").write_text(lines[0] + "\n", encoding="utf-8")
     render_new(mapping, [samples], tmp_path / "cleaner")
-    runs = {}
-    for jobs in (1, 2):
-        out = tmp_path / f"out-{jobs}"
-        result = run_cleaner(tmp_path / "cleaner", src, out, "--jobs", str(jobs))
-        runs[jobs] = (result.returncode, tree_bytes(out), result.stdout, result.stderr.splitlines()[1:])
-    assert runs[2] == runs[1]
-    code, files, _, stderr = runs[1]
+    code, files, _, stderr = _same_run(tmp_path / "cleaner", src, tmp_path, jobs=(1, 2))
     assert code == 1 and sorted(files) == [f"export/conv-{n:03d}.jsonl" for n in range(4)]
     assert any("export.jsonl:6" in line and "invalid_lines" in line for line in stderr)
 
@@ -324,7 +307,7 @@ def test_one_dominant_session_grouped_by_field_writes_the_same_bytes(cleaners, t
     redacted by the helpers; the same bytes and summary for any --jobs."""
     src = make_corpus(tmp_path / "raw", "flat", 8, 50, secrets=0.05, unicode=0.3)
     make_corpus(tmp_path / "raw" / "large", "flat", 1, 3000, seed=8, secrets=0.05, unicode=0.3)
-    code, files, _, _ = _same_run(cleaners, src, tmp_path, "flat")
+    code, files, _, _ = _same_run(cleaners["flat"], src, tmp_path)
     assert code == 0 and len(files) == 9
 
 
