@@ -409,8 +409,22 @@ def _session_key(raw: dict, paths: tuple, settings: SessionSettings, where: Any)
     return str(value)
 
 
+@dataclass
+class FirstPass:
+    """What the first, reading-only pass over sessions grouped by field found (``_session_ends``)."""
+
+    ends: dict[str, tuple[int, int]]  # each session's last record: (file, record) positions
+    renamed: dict[str, Path]  # the outputs not named after the session id alone
+    counts: list[int]  # the records read from each file
+
+    def share(self, part: Part) -> FirstPass:
+        """What the sessions ``part`` holds need of it."""
+        return FirstPass({key: end for key, end in self.ends.items() if part.holds(key)},
+                         {key: name for key, name in self.renamed.items() if part.holds(key)}, self.counts)
+
+
 def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: SessionSettings,
-                  progress: bool) -> tuple[dict[str, tuple[int, int]], dict[str, Path], Counter]:
+                  progress: bool) -> tuple[FirstPass, Counter]:
     """A first, reading-only pass: for each session id, the file and record position of its last
     record, so that the cleaning pass can write and free each session as soon as it is complete.
     Anything that would stop the run (an unreadable file, a record without a session id) stops it
@@ -419,13 +433,16 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
     Also the output of each session whose name would clash with an earlier one's on a file system
     that ignores case ("Run-1" and "run-1"): it takes its id's hash (``_field_target``), as a
     file whose name clashes does, so that no session overwrites another on any system, and every
-    process and shard names it alike; and how many records each session has."""
+    process and shard names it alike; how many records each file holds, which the cleaning pass
+    checks; and how many each session has."""
     ends: dict[str, tuple[int, int]] = {}
     renamed: dict[str, Path] = {}
+    counts: list[int] = []
     sizes: Counter = Counter()
     taken: set[str] = set()
     scratch = Outcome("scan")  # bad lines are counted by the cleaning pass
     for index, item in enumerate(files):
+        position = -1
         for position, (where, raw) in enumerate(cleaner.records_of(item, scratch)):
             key = _session_key(raw, paths, settings, where)
             if key is None:
@@ -437,9 +454,10 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
                 taken.add(str(target).lower())
             ends[key] = (index, position)
             sizes[key] += 1
+        counts.append(position + 1)
         if progress:
             print(f"\rscanning {index + 1}/{len(files)} files", end="", file=sys.stderr)
-    return ends, renamed, sizes
+    return FirstPass(ends, renamed, counts), sizes
 
 
 def _field_target(item: InputFile, key: str, hashed: bool = False) -> Path:
@@ -469,24 +487,24 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
     try:
-        ends, renamed, sizes = _session_ends(cleaner, files, paths, settings, progress)
+        first, sizes = _session_ends(cleaner, files, paths, settings, progress)
     except (SessionFailed, InputError) as exc:
         totals.error = f"{exc} (the run stopped; nothing written)"
         return []
     part = Part()
     if shard is not None:
         part = Part(shard[0] - 1, shard[1])
-        ends = {key: end for key, end in ends.items() if part.holds(key)}
-        if not ends and not cleaner.quiet:
+        first = first.share(part)
+        if not first.ends and not cleaner.quiet:
             print(f"notice: shard {shard[0]}/{shard[1]} holds none of the sessions", file=sys.stderr)
-    even = _even_enough(sizes, ends)
+    even = _even_enough(sizes, first.ends)
     del sizes
     if processes > 1 and even and initargs is not None:
-        return _field_shards(files, output, totals, ends, renamed, part, min(processes, len(ends)), initargs,
+        return _field_shards(files, output, totals, first, part, min(processes, len(first.ends)), initargs,
                              progress)
     if processes > 1 and cleaner.mapping.privacy.redact:
         cleaner.helpers = Helpers(processes - 1, cleaner.mapping.privacy)
-    return [outcome for _, outcome in _field_pass(cleaner, files, output, totals, ends, renamed, progress, part)]
+    return [outcome for _, outcome in _field_pass(cleaner, files, output, totals, first, progress, part)]
 
 
 def _even_enough(sizes: Counter, keys: Iterable[str]) -> bool:
@@ -497,14 +515,22 @@ def _even_enough(sizes: Counter, keys: Iterable[str]) -> bool:
     return len(counts) > 1 and 2 * max(counts) <= sum(counts)
 
 
-def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
-                ends: dict[str, tuple[int, int]], renamed: dict[str, Path], progress: bool,
-                part: Part | None = None) -> list[tuple[tuple[int, int], Outcome]]:
-    """The cleaning pass of ``_clean_by_field``: every session, or those ``part`` holds (the
-    records of every other session are read and passed over). ``ends`` and ``renamed``: where
-    each session cleaned here ends, and the outputs that are not named after the id alone (the
-    first pass). Each outcome comes with where its session began (file, record): the order of
-    the summary, also for a session the first pass did not see (an input that changed since)."""
+def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome, first: FirstPass,
+                progress: bool, part: Part | None = None) -> list[tuple[tuple[int, int], Outcome]]:
+    """The cleaning pass of ``_clean_by_field``: every session of ``first``, or those ``part``
+    holds (the records of every other session are read and passed over). Each outcome comes with
+    where its session began (file, record): the order of the summary.
+
+    A session is written at the record the first pass found last in it, so an input that changed
+    since could cut one session in two or write one with records missing. Whatever shows that it
+    changed stops the run: a session the first pass did not see, a record after its session was
+    written, a file holding another number of records (checked at its end, before the sessions
+    still open are written), or a session whose last record did not come where the first pass
+    found it (that session is not written). Records appended to a file (a log still being
+    written) never reach a written session that way. A record inserted or removed inside a file,
+    before the last record of a session that ends in it, can still have that session written one
+    record early before the run stops."""
+    ends, renamed = first.ends, first.renamed  # each entry of ends is marked once its session is written
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
     sessions: dict[str, Session] = {}
@@ -514,6 +540,7 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
     done = 0
     try:
         for index, item in enumerate(files):
+            position = -1
             for position, (where, raw) in enumerate(cleaner.records_of(item, totals)):
                 key = _session_key(raw, paths, settings, where)
                 if key is None:
@@ -524,6 +551,12 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                 if session is None:
                     if part is not None and not part.holds(key):
                         continue  # another shard's or process's session
+                    end = ends.get(key)
+                    if end is None or end is _WRITTEN:
+                        raise SessionFailed(
+                            f"{where}: " + (f"session {key!r} was not there in the first pass" if end is None else
+                                            f"a record of session {key!r}, which was already written")
+                            + ": the input changed during the run; rerun once it no longer changes")
                     target = renamed.get(key) or _field_target(item, key)
                     session = sessions[key] = cleaner.start(Job(key, [item], target))
                     slots[key] = len(outcomes)
@@ -532,20 +565,32 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                 elif item not in session.job.files:
                     session.job.files.append(item)
                 cleaner.feed(session, where, raw)
-                if ends.get(key) == (index, position):
+                if ends[key] == (index, position):
                     outcomes[slots[key]] = cleaner.finish(sessions.pop(key), output)
+                    ends[key] = _WRITTEN
                     done += 1
                     if progress:
                         print(f"\r{done}/{len(ends)} sessions".ljust(32), end="", file=sys.stderr)
                     elif _DONE is not None:
                         with _DONE.get_lock():
                             _DONE.value += 1
+            if position + 1 != first.counts[index]:
+                raise SessionFailed(
+                    f"{item.path}: {position + 1} records where the first pass read {first.counts[index]}: "
+                    "the input changed during the run; rerun once it no longer changes")
     except (SessionFailed, InputError) as exc:  # the input changed since the first pass
         totals.error = f"{exc} (the run stopped; sessions already written are complete)"
         return [(at, o) for at, o in zip(begun, outcomes) if o is not None]
-    for key, session in sessions.items():  # only if the input changed since the first pass
-        outcomes[slots[key]] = cleaner.finish(session, output)
+    if sessions:  # records the first pass found are gone
+        key, session = next(iter(sessions.items()))
+        totals.error = (
+            f"{session.job.files[-1].path}: session {key!r} did not end where the first pass found its last "
+            f"record: the input changed during the run; rerun once it no longer changes ({len(sessions)} "
+            "session(s) not written; the sessions already written are complete)")
     return [(at, o) for at, o in zip(begun, outcomes) if o is not None]
+
+
+_WRITTEN = (-1, -1)  # in the ends of _field_pass: the session is written
 
 
 def _session_place(key: str) -> int:
@@ -577,17 +622,16 @@ class Part:
         return shard == self.shard and place % self.workers == self.worker
 
 
-def _field_work(part: Part, files: list[InputFile], output: Path, ends: dict[str, tuple[int, int]],
-                renamed: dict[str, Path]) -> tuple[list[tuple[tuple[int, int], Outcome]], Outcome]:
+def _field_work(part: Part, files: list[InputFile], output: Path,
+                first: FirstPass) -> tuple[list[tuple[tuple[int, int], Outcome]], Outcome]:
     """One worker's share of ``_field_shards``: its sessions' outcomes, and its run totals."""
     assert _WORKER is not None
     totals = Outcome("run")
-    return run_task(_field_pass, _WORKER, files, output, totals, ends, renamed, False, part), totals
+    return run_task(_field_pass, _WORKER, files, output, totals, first, False, part), totals
 
 
-def _field_shards(files: list[InputFile], output: Path, totals: Outcome, ends: dict[str, tuple[int, int]],
-                  renamed: dict[str, Path], part: Part, count: int, initargs: tuple, progress: bool
-                  ) -> list[Outcome]:
+def _field_shards(files: list[InputFile], output: Path, totals: Outcome, first: FirstPass, part: Part,
+                  count: int, initargs: tuple, progress: bool) -> list[Outcome]:
     """Sessions grouped by field, the sessions ``part`` holds cleaned by ``count`` worker
     processes, each taking its share of them (``Part``).
 
@@ -605,17 +649,14 @@ def _field_shards(files: list[InputFile], output: Path, totals: Outcome, ends: d
     with _pool(count, initargs) as pool:
         try:
             parts = [Part(part.shard, part.shards, worker, count) for worker in range(count)]
-            futures = [pool.submit(_field_work, mine, files, output,
-                                   {key: end for key, end in ends.items() if mine.holds(key)},
-                                   {key: name for key, name in renamed.items() if mine.holds(key)})
-                       for mine in parts]
+            futures = [pool.submit(_field_work, mine, files, output, first.share(mine)) for mine in parts]
             if done is not None:
                 from concurrent.futures import wait
 
                 finished = False
                 while not finished:  # the count, every half second and once all are done
                     finished = not wait(futures, timeout=0.5).not_done
-                    print(f"\r{done.value}/{len(ends)} sessions ({count} processes)".ljust(32), end="",
+                    print(f"\r{done.value}/{len(first.ends)} sessions ({count} processes)".ljust(32), end="",
                           file=sys.stderr)
             results = [future.result() for future in futures]
         except BaseException:  # an interruption: end the workers' sessions, nothing half-written

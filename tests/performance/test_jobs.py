@@ -312,32 +312,40 @@ def test_one_dominant_session_grouped_by_field_writes_the_same_bytes(cleaners, t
 
 
 CHANGING_INPUT_HOOK = '''
-import copy
 import os
 
 HOOKS_API = 2
 SEEN = {seen!r}
+CHANGE = {change!r}
 
 
 def transform_document(document, ctx):
-    """Each file reads as it did in the first pass once, then with a new session after its third
-    record: an input that changed between the two passes of session.by: field."""
+    """Each file reads as it is once, then changed: an input that changes between the two passes
+    of session.by: field."""
     marker = os.path.join(SEEN, os.path.basename(ctx.file) + ".first")
     if not os.path.exists(marker):
         open(marker, "w").close()
         return document
-    new = [copy.deepcopy(record) for record in document[:6]]
-    for record in new:
-        record["run"] = "new-" + os.path.basename(ctx.file)
-    return document[:3] + new + document[3:]
+    if CHANGE == "new session":  # a session the first pass did not see, after the third record
+        return document[:3] + [dict(record, run="new-" + os.path.basename(ctx.file)) for record in document[:2]] \
+            + document[3:]
+    if CHANGE == "late record":  # a record of the file's first session at its end
+        return document + [dict(document[0])]
+    last = max(i for i, record in enumerate(document) if record.get("run") == document[0]["run"])
+    return document[:last] + document[last + 1:]  # "lost record": its first session's last one gone
 '''
 
 
-def test_sessions_the_first_pass_did_not_see_are_listed_where_one_process_lists_them(cleaners, tmp_path):
-    """When the input changes between the two passes (here a hook adds a session to every file
-    from its second reading on), the sessions the first pass did not see are listed where they
-    began, as one process lists them, not after the others; so the summary is the same for any
-    --jobs."""
+@pytest.mark.parametrize(("change", "says", "fewer"), [
+    ("new session", "was not there in the first pass", True),  # stops at its first record
+    ("late record", "records where the first pass read", True),  # found at the end of the first file
+    ("lost record", "records where the first pass read", True),  # found at the end of that file
+])
+def test_an_input_that_changes_between_the_passes_stops_the_run(cleaners, tmp_path, change, says, fewer):
+    """Sessions grouped by field are written at the record the first pass found last in each, so
+    an input that changed in between could cut a session in two or write it with records missing:
+    the run stops, saying so, with any --jobs; every file written is complete, exactly what a run
+    over the unchanged input writes, and no temporary file is left."""
     project = tmp_path / "cleaner"
     shutil.copytree(cleaners["flat"], project)
     src = make_corpus(tmp_path / "raw", "flat", 20, 30)
@@ -346,12 +354,19 @@ def test_sessions_the_first_pass_did_not_see_are_listed_where_one_process_lists_
     for n in range(1, 4):  # the sessions spread over four files, interleaved
         (src / f"part-{n}.jsonl").write_text("".join(lines[n::4]), encoding="utf-8")
     events.write_text("".join(lines[0::4]), encoding="utf-8")
-    runs = {}
-    for jobs in (1, 2, 3):
+    reference = run_cleaner(project, src, tmp_path / "reference", "--jobs", "1")
+    assert reference.returncode == 0, reference.stderr
+    expected = tree_bytes(tmp_path / "reference")
+    for jobs in (1, 2):
         seen = tmp_path / f"seen-{jobs}"
         seen.mkdir()
-        (project / "cleaner_hooks.py").write_text(CHANGING_INPUT_HOOK.format(seen=str(seen)), encoding="utf-8")
-        result = run_cleaner(project, src, tmp_path / f"out-{jobs}", "--jobs", str(jobs))
-        runs[jobs] = (result.returncode, result.stdout, result.stderr.splitlines()[1:])
-    assert runs[2] == runs[1] and runs[3] == runs[1]
-    assert "new-part-1.jsonl" in runs[1][1]  # the new sessions are in the summary
+        (project / "cleaner_hooks.py").write_text(CHANGING_INPUT_HOOK.format(seen=str(seen), change=change),
+                                                  encoding="utf-8")
+        out = tmp_path / f"out-{jobs}"
+        result = run_cleaner(project, src, out, "--jobs", str(jobs))
+        assert result.returncode == 1, result.stderr
+        assert says in result.stderr and "the input changed during the run" in result.stderr
+        written = tree_bytes(out) if out.exists() else {}
+        assert (len(written) < len(expected)) is fewer
+        assert all(data == expected[name] for name, data in written.items())
+        assert not any(out.rglob(".*.tmp")), "a temporary file was left behind"

@@ -49,6 +49,7 @@ INTERRUPTED = "interrupted"
 NOT_WRITTEN = "file cannot be written"
 BUG = "cleaner bug"
 EXISTING = "output already there"
+INPUT_CHANGED = "input changed during the run"
 NOISE = "kind the mapping skips"
 
 
@@ -556,4 +557,6 @@ COVERED_ELSEWHERE = {
     BUG: "test_runtime_bug.py (a planted exception fails only its session)",
     MAPPING_FILE: "tests/update/test_update.py (an answers file edited as YAML stops the cleaner, naming file:line:column)",
     EXISTING: "test_idempotence.py (results replaced atomically; failed sessions keep old output)",
+    INPUT_CHANGED: "tests/performance/test_jobs.py (a hook changes each file after its first reading: a new "
+                   "session, a record appended, a record removed stop the run with --jobs 1 and 2)",
 }
