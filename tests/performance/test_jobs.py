@@ -331,6 +331,10 @@ def transform_document(document, ctx):
             + document[3:]
     if CHANGE == "late record":  # a record of the file's first session at its end
         return document + [dict(document[0])]
+    if CHANGE == "swapped records":  # a session's last record and the next session's first
+        last = {{record.get("run"): i for i, record in enumerate(document)}}
+        i = min(i for i in last.values() if i + 1 < len(document))
+        return document[:i] + [document[i + 1], document[i]] + document[i + 2:]
     last = max(i for i, record in enumerate(document) if record.get("run") == document[0]["run"])
     return document[:last] + document[last + 1:]  # "lost record": its first session's last one gone
 '''
@@ -340,6 +344,7 @@ def transform_document(document, ctx):
     ("new session", "was not there in the first pass", True),  # stops at its first record
     ("late record", "records where the first pass read", True),  # found at the end of the first file
     ("lost record", "records where the first pass read", True),  # found at the end of that file
+    ("swapped records", "did not end where the first pass found its last record", True),  # as many records
 ])
 def test_an_input_that_changes_between_the_passes_stops_the_run(cleaners, tmp_path, change, says, fewer):
     """Sessions grouped by field are written at the record the first pass found last in each, so
