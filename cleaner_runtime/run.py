@@ -417,10 +417,21 @@ class FirstPass:
     renamed: dict[str, Path]  # the outputs not named after the session id alone
     counts: list[int]  # the records read from each file
 
-    def share(self, part: Part) -> FirstPass:
-        """What the sessions ``part`` holds need of it."""
-        return FirstPass({key: end for key, end in self.ends.items() if part.holds(key)},
-                         {key: name for key, name in self.renamed.items() if part.holds(key)}, self.counts)
+    def shares(self, part: Part, workers: int = 1) -> list[FirstPass]:
+        """What the sessions of ``part`` need of it, dealt out to ``workers`` (``Part.of``), each
+        id's place in them found once."""
+        shares = [FirstPass({}, {}, self.counts) for _ in range(workers)]
+        for key, end in self.ends.items():
+            shard, worker = part.of(key, workers)
+            if shard == part.shard:
+                share = shares[worker]
+                share.ends[key] = end
+                if key in self.renamed:
+                    share.renamed[key] = self.renamed[key]
+        return shares
+
+
+_WRITTEN = (-1, -1)  # in the ends of _field_pass: the session is written
 
 
 def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: SessionSettings,
@@ -494,7 +505,7 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     part = Part()
     if shard is not None:
         part = Part(shard[0] - 1, shard[1])
-        first = first.share(part)
+        (first,) = first.shares(part)
         if not first.ends and not cleaner.quiet:
             print(f"notice: shard {shard[0]}/{shard[1]} holds none of the sessions", file=sys.stderr)
     even = _even_enough(sizes, first.ends)
@@ -590,14 +601,14 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
     return [(at, o) for at, o in zip(begun, outcomes) if o is not None]
 
 
-_WRITTEN = (-1, -1)  # in the ends of _field_pass: the session is written
+def _place(data: bytes) -> int:
+    """A number for a path or a session id, the same on every machine, run and Python (never
+    hash(), which each process seeds its own way): the first 8 bytes of its SHA-256."""
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
 
 
 def _session_place(key: str) -> int:
-    """A number for a session id, the same on every machine, run and Python: the first 8 bytes of
-    its SHA-256, as ``shard_of`` takes them for a path (never hash(), which each process seeds its
-    own way)."""
-    return int.from_bytes(hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()[:8], "big")
+    return _place(key.encode("utf-8", "surrogatepass"))
 
 
 def session_shard(key: str, count: int) -> int:
@@ -617,9 +628,13 @@ class Part:
     worker: int = 0
     workers: int = 1
 
-    def holds(self, key: str) -> bool:
+    def of(self, key: str, workers: int) -> tuple[int, int]:
+        """The shard (from 0) of a session id, and its worker of ``workers`` within the shard."""
         place, shard = divmod(_session_place(key), self.shards)
-        return shard == self.shard and place % self.workers == self.worker
+        return shard, place % workers
+
+    def holds(self, key: str) -> bool:
+        return self.of(key, self.workers) == (self.shard, self.worker)
 
 
 def _field_work(part: Part, files: list[InputFile], output: Path,
@@ -648,8 +663,8 @@ def _field_shards(files: list[InputFile], output: Path, totals: Outcome, first: 
         initargs = (*initargs, done)
     with _pool(count, initargs) as pool:
         try:
-            parts = [Part(part.shard, part.shards, worker, count) for worker in range(count)]
-            futures = [pool.submit(_field_work, mine, files, output, first.share(mine)) for mine in parts]
+            futures = [pool.submit(_field_work, Part(part.shard, part.shards, worker, count), files, output, share)
+                       for worker, share in enumerate(first.shares(part, count))]
             if done is not None:
                 from concurrent.futures import wait
 
@@ -823,8 +838,7 @@ def _shard(text: str) -> tuple[int, int]:
 def shard_of(rel: str | os.PathLike, count: int) -> int:
     """The shard (1..count) of an input file, from its path relative to --input: a SHA-256 of the
     path with forward slashes, so it is the same on every machine, run and Python (never hash())."""
-    name = Path(rel).as_posix().encode("utf-8", "surrogateescape")
-    return int.from_bytes(hashlib.sha256(name).digest()[:8], "big") % count + 1
+    return _place(Path(rel).as_posix().encode("utf-8", "surrogateescape")) % count + 1
 
 
 def _listed_files(args: argparse.Namespace, source: Path) -> list[InputFile]:

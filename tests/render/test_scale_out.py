@@ -92,8 +92,7 @@ def test_shard_of_is_stable(project: Path):
                            env=dict(os.environ, PYTHONHASHSEED=seed)).stdout for seed in ("0", "1", "random")}
     assert len(outs) == 1
     shards = json.loads(outs.pop())
-    expected = [int.from_bytes(hashlib.sha256(f"d{n}/t{n}.json".encode()).digest()[:8], "big") % 4 + 1
-                for n in range(200)]
+    expected = [documented_shard(f"d{n}/t{n}.json", 4) for n in range(200)]
     assert shards == expected
     assert set(shards) == {1, 2, 3, 4}
 
@@ -297,17 +296,18 @@ def test_shards_of_sessions_grouped_by_field_together_write_one_run(field_projec
         assert result.returncode == 0, result.stderr
         assert files_read(result) == files  # every shard reads every file
         part = tree(out) if out.exists() else {}
-        assert all(int.from_bytes(hashlib.sha256(Path(name).stem.encode()).digest()[:8], "big") % count + 1 == k
-                   for name in part), "a session outside its shard"
+        assert all(documented_shard(Path(name).stem, count) == k for name in part), "a session outside its shard"
         assert not set(part) & set(together), "a session written by two shards"
         together.update(part)
     assert together == expected
 
 
 def test_a_shard_without_sessions_says_so(field_project: Path, spread: Path, tmp_path: Path):
-    ids = {path.stem for path in tree_of_ids(field_project, spread, tmp_path)}
+    whole = tmp_path / "whole"
+    result = run(field_project, "--input", str(spread), "--output", str(whole), "--jobs", "1")
+    assert result.returncode == 0, result.stderr
     count = 1000
-    taken = {int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % count + 1 for key in ids}
+    taken = {documented_shard(path.stem, count) for path in whole.rglob("*.jsonl")}  # named after the ids
     empty = min(set(range(1, count + 1)) - taken)
     out = tmp_path / "empty"
     result = run(field_project, "--input", str(spread), "--output", str(out), "--shard", f"{empty}/{count}")
@@ -316,9 +316,7 @@ def test_a_shard_without_sessions_says_so(field_project: Path, spread: Path, tmp
     assert not out.exists() or tree(out) == {}
 
 
-def tree_of_ids(project: Path, raw: Path, tmp_path: Path) -> list[Path]:
-    """The outputs of one whole run (named after the session ids)."""
-    out = tmp_path / "ids"
-    result = run(project, "--input", str(raw), "--output", str(out), "--jobs", "1")
-    assert result.returncode == 0, result.stderr
-    return sorted(out.rglob("*.jsonl"))
+def documented_shard(text: str, count: int) -> int:
+    """The shard docs/scale-out.md gives a path or session id: int(sha256(text)[:8 bytes],
+    big-endian) % N + 1."""
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") % count + 1
