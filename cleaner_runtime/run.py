@@ -50,7 +50,17 @@ from .offload import Helpers, Offload
 from .pool import pool_process_signals, run_task, stop_now
 from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
 from .trees import flatten_children
-from .writer import Committer, Lines, remove_stale_temps, stem_for_file, stem_for_key, sync_folders, write_atomic
+from .writer import (
+    Committer,
+    Held,
+    Lines,
+    remove_stale_temps,
+    stem_for_file,
+    stem_for_key,
+    sync_folders,
+    write_atomic,
+    write_held,
+)
 
 if TYPE_CHECKING:  # a run of one process imports no process pool (~8 ms of start-up): see _pool
     from concurrent.futures import ProcessPoolExecutor
@@ -116,6 +126,7 @@ class Session:
     privacy: Privacy
     builder: SessionBuilder
     done: bool = False  # failed or skipped before the end of its records
+    read: int = 0  # its raw records read so far (sessions grouped by field count them)
 
 
 class Cleaner:
@@ -226,8 +237,10 @@ class Cleaner:
         else:
             session.outcome.error = str(exc)
 
-    def finish(self, session: Session, output_root: Path) -> Outcome:
-        """Validate and write one session (unless it already failed); never raises for bad data."""
+    def finish(self, session: Session, output_root: Path, hold: list[Held] | None = None) -> Outcome:
+        """Validate and write one session (unless it already failed); never raises for bad data.
+        With ``hold``, the output is written but left under its temporary name, its ``Held``
+        appended there for the caller to put in place (or discard)."""
         job, outcome, builder = session.job, session.outcome, session.builder
         if not session.done:
             try:
@@ -261,7 +274,10 @@ class Cleaner:
                 outcome.output = str(job.target)
                 outcome.rows = len(out)
                 try:
-                    outcome.pending = write_atomic(target, lines, self.committer)
+                    if hold is None:
+                        outcome.pending = write_atomic(target, lines, self.committer)
+                    else:
+                        hold.append(write_held(target, lines, self.committer))
                 except OSError as exc:
                     outcome.fail_write(exc)
                 if lines.replaced:
@@ -413,7 +429,7 @@ def _session_key(raw: dict, paths: tuple, settings: SessionSettings, where: Any)
 class FirstPass:
     """What the first, reading-only pass over sessions grouped by field found (``_session_ends``)."""
 
-    ends: dict[str, tuple[int, int]]  # each session's last record: (file, record) positions
+    ends: dict[str, tuple[int, int, int]]  # each session's last record (file, record) and its records
     renamed: dict[str, Path]  # the outputs not named after the session id alone
     counts: list[int]  # the records read from each file
 
@@ -431,13 +447,13 @@ class FirstPass:
         return shares
 
 
-_WRITTEN = (-1, -1)  # in the ends of _field_pass: the session is written
+_WRITTEN = (-1, -1, -1)  # in the ends of _field_pass: the session is written
 
 
 def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: SessionSettings,
                   progress: bool) -> tuple[FirstPass, Counter]:
     """A first, reading-only pass: for each session id, the file and record position of its last
-    record, so that the cleaning pass can write and free each session as soon as it is complete.
+    record and how many records it has, so that the cleaning pass can write and free each session as soon as it is complete.
     Anything that would stop the run (an unreadable file, a record without a session id) stops it
     here, before a single session is written.
 
@@ -446,7 +462,7 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
     file whose name clashes does, so that no session overwrites another on any system, and every
     process and shard names it alike; how many records each file holds, which the cleaning pass
     checks; and how many each session has."""
-    ends: dict[str, tuple[int, int]] = {}
+    ends: dict[str, tuple[int, int, int]] = {}
     renamed: dict[str, Path] = {}
     counts: list[int] = []
     sizes: Counter = Counter()
@@ -463,8 +479,8 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
                 if str(target).lower() in taken:
                     target = renamed[key] = _field_target(item, key, hashed=True)
                 taken.add(str(target).lower())
-            ends[key] = (index, position)
             sizes[key] += 1
+            ends[key] = (index, position, sizes[key])
         counts.append(position + 1)
         if progress:
             print(f"\rscanning {index + 1}/{len(files)} files", end="", file=sys.stderr)
@@ -535,12 +551,12 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
     A session is written at the record the first pass found last in it, so an input that changed
     since could cut one session in two or write one with records missing. Whatever shows that it
     changed stops the run: a session the first pass did not see, a record after its session was
-    written, a file holding another number of records (checked at its end, before the sessions
-    still open are written), or a session whose last record did not come where the first pass
-    found it (that session is not written). Records appended to a file (a log still being
-    written) never reach a written session that way. A record inserted or removed inside a file,
-    before the last record of a session that ends in it, can still have that session written one
-    record early before the run stops."""
+    written, a session with another number of records at its last one, a file holding another
+    number of records (checked at its end), or a session whose last record did not come where the
+    first pass found it (that session is not written). The sessions that end in a file are put in
+    place only once that file has been read to its end as the first pass read it (``Held``): a
+    change anywhere in it leaves none of them written. Records appended to a file (a log still
+    being written) never reach a written session either."""
     ends, renamed = first.ends, first.renamed  # each entry of ends is marked once its session is written
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
@@ -548,6 +564,8 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
     slots: dict[str, int] = {}  # a session's place in the summary: its first appearance
     outcomes: list[Outcome | None] = []
     begun: list[tuple[int, int]] = []  # where each slot's session began
+    held: list[Held] = []  # the outputs of the sessions ended in the file being read ...
+    held_slots: list[int] = []  # ... and their places in the summary
     done = 0
     try:
         for index, item in enumerate(files):
@@ -566,7 +584,7 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                     if end is None or end is _WRITTEN:
                         raise SessionFailed(
                             f"{where}: " + (f"session {key!r} was not there in the first pass" if end is None else
-                                            f"a record of session {key!r}, which was already written")
+                                            f"a record of session {key!r} after the one the first pass found last")
                             + ": the input changed during the run; rerun once it no longer changes")
                     target = renamed.get(key) or _field_target(item, key)
                     session = sessions[key] = cleaner.start(Job(key, [item], target))
@@ -576,8 +594,17 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                 elif item not in session.job.files:
                     session.job.files.append(item)
                 cleaner.feed(session, where, raw)
-                if ends[key] == (index, position):
-                    outcomes[slots[key]] = cleaner.finish(sessions.pop(key), output)
+                session.read += 1
+                end = ends[key]
+                if end[1] == position and end[0] == index:
+                    if session.read != end[2]:
+                        raise SessionFailed(
+                            f"{where}: session {key!r} reached its last record with {session.read} records where the "
+                            f"first pass read {end[2]}: the input changed during the run; rerun once it no longer changes")
+                    slot = slots[key]
+                    outcomes[slot] = cleaner.finish(sessions.pop(key), output, held)
+                    if len(held) > len(held_slots):  # written (held), not failed
+                        held_slots.append(slot)
                     ends[key] = _WRITTEN
                     done += 1
                     if progress:
@@ -589,9 +616,15 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                 raise SessionFailed(
                     f"{item.path}: {position + 1} records where the first pass read {first.counts[index]}: "
                     "the input changed during the run; rerun once it no longer changes")
+            _put_in_place(held, held_slots, outcomes)
     except (SessionFailed, InputError) as exc:  # the input changed since the first pass
         totals.error = f"{exc} (the run stopped; sessions already written are complete)"
+        for slot in held_slots:  # never put in place: not written
+            outcomes[slot] = None
         return [(at, o) for at, o in zip(begun, outcomes) if o is not None]
+    finally:
+        for output_held in held:
+            output_held.discard()
     if sessions:  # records the first pass found are gone
         key, session = next(iter(sessions.items()))
         totals.error = (
@@ -599,6 +632,20 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
             f"record: the input changed during the run; rerun once it no longer changes ({len(sessions)} "
             "session(s) not written; the sessions already written are complete)")
     return [(at, o) for at, o in zip(begun, outcomes) if o is not None]
+
+
+def _put_in_place(held: list[Held], slots: list[int], outcomes: list[Outcome | None]) -> None:
+    """Rename the held outputs into place (``_field_pass``, at the end of a file); a rename that
+    fails fails its session. Both lists are emptied."""
+    for output_held, slot in zip(held, slots):
+        try:
+            output_held.release()
+        except OSError as exc:
+            outcome = outcomes[slot]
+            assert outcome is not None
+            outcome.fail_write(exc)
+    held.clear()
+    slots.clear()
 
 
 def _place(data: bytes) -> int:

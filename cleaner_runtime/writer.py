@@ -36,6 +36,7 @@ from collections import deque
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 try:  # the optional fast extra (requirements-fast.txt); the bytes written are the same without it
     import orjson
@@ -271,34 +272,98 @@ def write_atomic(path: Path, data: bytes | Iterable[bytes], committer: Committer
     happen in its threads: the returned future holds their outcome (the target is in place and
     durable once it is done); without one they happen here and None is returned.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    number = _pause_number()
-    if number and _pause_at(number, "before"):
-        _pause_here(path)
+    number = _begin(path)
     with _interrupts_deferred():
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
-        try:
-            handle = os.fdopen(fd, "wb")
-        except BaseException:
-            os.close(fd)
-            _discard(tmp)
-            raise
-        try:
-            os.fchmod(handle.fileno(), _file_mode())
-            chunks = [data] if isinstance(data, (bytes, bytearray, memoryview)) else data
-            if number:
-                chunks = _paused_chunks(number, chunks, handle, path)
-            for chunk in chunks:
-                handle.write(chunk)
-            handle.flush()
-        except BaseException:
-            handle.close()
-            _discard(tmp)
-            raise
+        handle, tmp = _write_temp(path, data, number)
         if committer is not None:
             return committer.submit(handle, tmp, path, number)
         _commit(handle, tmp, path, number)
         return None
+
+
+class Held:
+    """A file written and synced to its temporary name (``write_held``), put in place only when
+    ``release`` is called, or removed by ``discard``: for an output that is right only if what is
+    read after it agrees (``run._field_pass`` holds the sessions that end in an input file until
+    that file has been read to its end as the first pass read it)."""
+
+    def __init__(self, tmp: str, path: Path, synced: Future | None, number: int):
+        self.tmp, self.path, self.synced, self.number = tmp, path, synced, number
+
+    def release(self) -> None:
+        """Rename the file into place once its fsync is done; on failure it is removed and the
+        error raised."""
+        try:
+            if self.synced is not None:
+                self.synced.result()
+            os.replace(self.tmp, self.path)
+        except BaseException:
+            _discard(self.tmp)
+            raise
+        if self.number and _pause_at(self.number, "renamed"):
+            _pause_here(self.path)
+
+    def discard(self) -> None:
+        """Remove the file, never put in place (after its fsync, which may still be running)."""
+        if self.synced is not None:
+            with contextlib.suppress(BaseException):
+                self.synced.result()
+        _discard(self.tmp)
+
+
+def write_held(path: Path, data: bytes | Iterable[bytes], committer: Committer | None = None) -> Held:
+    """``write_atomic`` without the rename: the file is written and synced (in the committer's
+    threads, if any) under its temporary name, and the returned ``Held`` puts it in place."""
+    number = _begin(path)
+    held = None
+    try:
+        with _interrupts_deferred():
+            handle, tmp = _write_temp(path, data, number)
+            synced = None
+            if committer is not None:
+                synced = committer.submit(handle, tmp, path, number, rename=False)
+            else:
+                _commit(handle, tmp, path, number, rename=False)
+            held = Held(tmp, path, synced, number)
+    except BaseException:  # an interruption deferred to the end of the write: never returned, so removed
+        if held is not None:
+            held.discard()
+        raise
+    return held
+
+
+def _begin(path: Path) -> int:
+    """Make ``path``'s folder; the write's number for the test pauses (0: none), paused ``before``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    number = _pause_number()
+    if number and _pause_at(number, "before"):
+        _pause_here(path)
+    return number
+
+
+def _write_temp(path: Path, data: bytes | Iterable[bytes], number: int) -> tuple[Any, str]:
+    """``data`` written and flushed to a new temporary file beside ``path``: its open handle and
+    its name; on failure nothing is left. ``number``: the write's, for the test pauses."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent)
+    try:
+        handle = os.fdopen(fd, "wb")
+    except BaseException:
+        os.close(fd)
+        _discard(tmp)
+        raise
+    try:
+        os.fchmod(handle.fileno(), _file_mode())
+        chunks = [data] if isinstance(data, (bytes, bytearray, memoryview)) else data
+        if number:
+            chunks = _paused_chunks(number, chunks, handle, path)
+        for chunk in chunks:
+            handle.write(chunk)
+        handle.flush()
+    except BaseException:
+        handle.close()
+        _discard(tmp)
+        raise
+    return handle, tmp
 
 
 def _paused_chunks(number: int, chunks: Iterable[bytes], handle, path: Path) -> Iterable[bytes]:
@@ -320,14 +385,16 @@ def _discard(tmp: str) -> None:
         os.unlink(tmp)
 
 
-def _commit(handle, tmp: str, path: Path, number: int = 0) -> None:
-    """fsync the written temporary file, close it and rename it over ``path``; on failure remove it.
-    ``number`` is the write's number for the test pauses (0: none)."""
+def _commit(handle, tmp: str, path: Path, number: int = 0, rename: bool = True) -> None:
+    """fsync the written temporary file, close it and (unless not ``rename``) rename it over
+    ``path``; on failure remove it. ``number`` is the write's number for the test pauses (0: none)."""
     try:
         os.fsync(handle.fileno())
         handle.close()
         if number and _pause_at(number, "written"):
             _pause_here(path)
+        if not rename:
+            return
         os.replace(tmp, path)
         if number and _pause_at(number, "renamed"):
             _pause_here(path)
@@ -373,12 +440,12 @@ class Committer:
         self.limit = limit
         self.waiting: deque[tuple[Future, object, str]] = deque()
 
-    def submit(self, handle, tmp: str, path: Path, number: int = 0) -> Future:
+    def submit(self, handle, tmp: str, path: Path, number: int = 0, rename: bool = True) -> Future:
         waiting = self.waiting
         while waiting and (waiting[0][0].done() or len(waiting) >= self.limit):
             future = waiting.popleft()[0]
             future.exception()  # waits; the outcome is read by whoever holds the future
-        future = self.pool.submit(_commit, handle, tmp, path, number)
+        future = self.pool.submit(_commit, handle, tmp, path, number, rename)
         waiting.append((future, handle, tmp))
         return future
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 import yaml
@@ -176,14 +177,16 @@ def test_jobs_accepts_a_number_or_auto_and_explains_anything_else(cleaners, tmp_
 
 def test_sessions_grouped_by_field_in_several_processes_stop_cleanly(cleaners, tmp_path):
     """SIGTERM while a worker is halfway through writing a session (the writer's test pause holds it
-    there): exit 130, the workers stopped, that file finished or removed, every file written
-    complete and exactly what an uninterrupted run writes, and no temporary file left."""
-    src = make_corpus(tmp_path / "raw", "flat", 40, 60, secrets=0.05, unicode=0.3)
+    there): exit 130, the workers stopped, every file written complete and exactly what an
+    uninterrupted run writes, and no temporary file left. The sessions of the input file being
+    read when the run stopped are not put in place (they are only once their file has been read
+    to its end as the first pass read it), so that file's sessions are all missing."""
+    src = make_corpus(tmp_path / "raw", "flat", 40, 60, files=8, secrets=0.05, unicode=0.3)
     reference = run_cleaner(cleaners["flat"], src, tmp_path / "reference", "--jobs", "1")
     assert reference.returncode == 0, reference.stderr
     ready = tmp_path / "ready"
     out = tmp_path / "out"
-    env = {**os.environ, writer.PAUSE_ENV: f"3:partial:{ready}"}
+    env = {**os.environ, writer.PAUSE_ENV: f"8:partial:{ready}"}
     proc = subprocess.Popen(
         [sys.executable, str(cleaners["flat"] / "clean_to_trajectory_jsonl.py"), "--input", str(src),
          "--output", str(out), "--jobs", "2"],
@@ -192,7 +195,8 @@ def test_sessions_grouped_by_field_in_several_processes_stop_cleanly(cleaners, t
         end = time.monotonic() + 120
         while not ready.exists() and proc.poll() is None and time.monotonic() < end:
             time.sleep(0.01)
-        assert ready.exists(), "no worker stopped at its third write"
+        assert ready.exists(), "no worker stopped at its eighth write"
+        paused = Path(ready.read_text(encoding="utf-8").split(" ", 1)[1].strip())
         os.kill(proc.pid, signal.SIGTERM)
         time.sleep(0.2)
         ready.with_name("ready.go").touch()
@@ -207,6 +211,7 @@ def test_sessions_grouped_by_field_in_several_processes_stop_cleanly(cleaners, t
     assert 0 < len(written) < len(expected)
     assert all(data == expected[name] for name, data in written.items())
     assert not [p for p in out.rglob(".*")], "a temporary file was left behind"
+    assert paused.relative_to(out).as_posix() not in written
 
 
 def test_sessions_whose_ids_differ_only_in_case_never_share_an_output(cleaners, tmp_path):
@@ -317,6 +322,8 @@ import os
 HOOKS_API = 2
 SEEN = {seen!r}
 CHANGE = {change!r}
+ENDING = {ending!r}  # a session whose last record is in the file named FILE
+FILE = {file!r}
 
 
 def transform_document(document, ctx):
@@ -331,6 +338,16 @@ def transform_document(document, ctx):
             + document[3:]
     if CHANGE == "late record":  # a record of the file's first session at its end
         return document + [dict(document[0])]
+    if CHANGE in ("inserted copy", "rewritten record"):  # in FILE, before the last record of ENDING
+        if os.path.basename(ctx.file) != FILE:
+            return document
+        mine = min(i for i, record in enumerate(document) if record.get("run") == ENDING)
+        last = max(i for i, record in enumerate(document) if record.get("run") == ENDING)
+        if CHANGE == "inserted copy":  # one of its records again: as many records at its last one
+            return document[:last] + [dict(document[mine])] + document[last:]
+        # one of its records rewritten in place as a copy of the record after its last: every
+        # record where it was, the file as long, one session a record short and another one over
+        return document[:mine] + [dict(document[last + 1])] + document[mine + 1:]
     if CHANGE == "swapped records":  # a session's last record and the next session's first
         last = {{record.get("run"): i for i, record in enumerate(document)}}
         i = min(i for i in last.values() if i + 1 < len(document))
@@ -345,6 +362,13 @@ def transform_document(document, ctx):
     ("late record", "records where the first pass read", True),  # found at the end of the first file
     ("lost record", "records where the first pass read", True),  # found at the end of that file
     ("swapped records", "did not end where the first pass found its last record", True),  # as many records
+    # in the file where a session ends, before its last record: one of its records rewritten as
+    # another session's (that session was written one record short, and the other with a record
+    # too many, and the run went on) or one inserted again (written with its last record missing)
+    ("rewritten record", "reached its last record with", True),
+    # (what shows it first depends on which process holds which session: the sessions after it
+    # in that file have their last records one place later, too)
+    ("inserted copy", ("after the one the first pass found last", "reached its last record with"), True),
 ])
 def test_an_input_that_changes_between_the_passes_stops_the_run(cleaners, tmp_path, change, says, fewer):
     """Sessions grouped by field are written at the record the first pass found last in each, so
@@ -359,18 +383,22 @@ def test_an_input_that_changes_between_the_passes_stops_the_run(cleaners, tmp_pa
     for n in range(1, 4):  # the sessions spread over four files, interleaved
         (src / f"part-{n}.jsonl").write_text("".join(lines[n::4]), encoding="utf-8")
     events.write_text("".join(lines[0::4]), encoding="utf-8")
+    ending = json.loads(lines[0])["run"]  # the first session, and the last file read that holds it
+    last = max(i % 4 for i, line in enumerate(lines) if json.loads(line)["run"] == ending)
+    ends_in = f"part-{last}.jsonl" if last else events.name
     reference = run_cleaner(project, src, tmp_path / "reference", "--jobs", "1")
     assert reference.returncode == 0, reference.stderr
     expected = tree_bytes(tmp_path / "reference")
     for jobs in (1, 2):
         seen = tmp_path / f"seen-{jobs}"
         seen.mkdir()
-        (project / "cleaner_hooks.py").write_text(CHANGING_INPUT_HOOK.format(seen=str(seen), change=change),
-                                                  encoding="utf-8")
+        hook = CHANGING_INPUT_HOOK.format(seen=str(seen), change=change, ending=ending, file=ends_in)
+        (project / "cleaner_hooks.py").write_text(hook, encoding="utf-8")
         out = tmp_path / f"out-{jobs}"
         result = run_cleaner(project, src, out, "--jobs", str(jobs))
         assert result.returncode == 1, result.stderr
-        assert says in result.stderr and "the input changed during the run" in result.stderr
+        assert "the input changed during the run" in result.stderr
+        assert any(what in result.stderr for what in ((says,) if isinstance(says, str) else says))
         written = tree_bytes(out) if out.exists() else {}
         assert (len(written) < len(expected)) is fewer
         assert all(data == expected[name] for name, data in written.items())

@@ -558,5 +558,6 @@ COVERED_ELSEWHERE = {
     MAPPING_FILE: "tests/update/test_update.py (an answers file edited as YAML stops the cleaner, naming file:line:column)",
     EXISTING: "test_idempotence.py (results replaced atomically; failed sessions keep old output)",
     INPUT_CHANGED: "tests/performance/test_jobs.py (a hook changes each file after its first reading: a new "
-                   "session, a record appended, removed, or swapped with another stops the run, --jobs 1 and 2)",
+                   "session, a record appended, removed, swapped with another, rewritten as another session's "
+                   "or inserted again stops the run, --jobs 1 and 2)",
 }
