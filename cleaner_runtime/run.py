@@ -453,8 +453,8 @@ _WRITTEN = (-1, -1, -1)  # in the ends of _field_pass: the session is written
 def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: SessionSettings,
                   progress: bool) -> tuple[FirstPass, Counter]:
     """A first, reading-only pass: for each session id, the file and record position of its last
-    record and how many records it has, so that the cleaning pass can write and free each session as soon as it is complete.
-    Anything that would stop the run (an unreadable file, a record without a session id) stops it
+    record and how many records it has, so that the cleaning pass can write and free each session
+    as soon as it is complete, and knows it is. Anything that would stop the run (an unreadable file, a record without a session id) stops it
     here, before a single session is written.
 
     Also the output of each session whose name would clash with an earlier one's on a file system
@@ -500,7 +500,7 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
 
     Each record is mapped into its session's builder as soon as it is read, and a session is
     validated, written and freed right after its last record (found by a first pass that only
-    reads), so memory holds the sessions open at the same time, never the whole corpus. A file
+    reads; put in place once its file has been read to its end), so memory holds the sessions open at the same time, never the whole corpus. A file
     that cannot be read, or a record without a session id (unless ``session.missing: skip``),
     stops the run in that first pass, before anything is written.
 
