@@ -451,40 +451,71 @@ _WRITTEN = (-1, -1, -1)  # in the ends of _field_pass: the session is written
 
 
 def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: SessionSettings,
-                  progress: bool) -> tuple[FirstPass, Counter]:
+                  progress: bool, scans: Iterable[FileScan] | None = None) -> tuple[FirstPass, Counter]:
     """A first, reading-only pass: for each session id, the file and record position of its last
     record and how many records it has, so that the cleaning pass can write and free each session
-    as soon as it is complete, and knows it is. Anything that would stop the run (an unreadable file, a record without a session id) stops it
-    here, before a single session is written.
+    as soon as it is complete, and knows it is. Anything that would stop the run (an unreadable
+    file, a record without a session id) stops it here, before a single session is written.
 
     Also the output of each session whose name would clash with an earlier one's on a file system
     that ignores case ("Run-1" and "run-1"): it takes its id's hash (``_field_target``), as a
     file whose name clashes does, so that no session overwrites another on any system, and every
     process and shard names it alike; how many records each file holds, which the cleaning pass
-    checks; and how many each session has."""
+    checks; and how many each session has.
+
+    ``scans``: each file's ``_scan_file``, in the order of ``files`` (from worker processes); by
+    default each file is scanned here. Either way the files are taken in order, so the findings
+    and the first error are those of one process reading them one after another."""
     ends: dict[str, tuple[int, int, int]] = {}
     renamed: dict[str, Path] = {}
     counts: list[int] = []
     sizes: Counter = Counter()
     taken: set[str] = set()
-    scratch = Outcome("scan")  # bad lines are counted by the cleaning pass
-    for index, item in enumerate(files):
-        position = -1
-        for position, (where, raw) in enumerate(cleaner.records_of(item, scratch)):
-            key = _session_key(raw, paths, settings, where)
-            if key is None:
-                continue
+    if scans is None:
+        scans = (_scan_file(cleaner, item, paths, settings) for item in files)
+    for index, (item, (found, count)) in enumerate(zip(files, scans)):
+        for key, (position, records) in found.items():  # in order of first appearance
             if key not in ends:
                 target = _field_target(item, key)
                 if str(target).lower() in taken:
                     target = renamed[key] = _field_target(item, key, hashed=True)
                 taken.add(str(target).lower())
-            sizes[key] += 1
+            sizes[key] += records
             ends[key] = (index, position, sizes[key])
-        counts.append(position + 1)
+        counts.append(count)
         if progress:
             print(f"\rscanning {index + 1}/{len(files)} files", end="", file=sys.stderr)
     return FirstPass(ends, renamed, counts), sizes
+
+
+FileScan = tuple[dict[str, list[int]], int]
+
+
+def _scan_file(cleaner: Cleaner, item: InputFile, paths: tuple, settings: SessionSettings) -> FileScan:
+    """One file of the first pass (``_session_ends``): each session id in it, in order of first
+    appearance, with the position of its last record there and its number of records there; and
+    how many records the file holds."""
+    found: dict[str, list[int]] = {}
+    position = -1
+    scratch = Outcome("scan")  # bad lines are counted by the cleaning pass
+    for position, (where, raw) in enumerate(cleaner.records_of(item, scratch)):
+        key = _session_key(raw, paths, settings, where)
+        if key is None:
+            continue
+        seen = found.get(key)
+        if seen is None:
+            found[key] = [position, 1]
+        else:
+            seen[0] = position
+            seen[1] += 1
+    return found, position + 1
+
+
+def _scan_work(item: InputFile) -> FileScan:
+    """``_scan_file`` in a worker process."""
+    assert _WORKER is not None
+    settings = _WORKER.mapping.session
+    return run_task(_scan_file, _WORKER, item, compile_paths(settings.field), settings)
 
 
 def _field_target(item: InputFile, key: str, hashed: bool = False) -> Path:
@@ -513,22 +544,35 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     """
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
+    pool = done = None
+    if processes > 1 and initargs is not None and len(files) > 1:  # the first pass's files read in parallel
+        pool, done = _field_pool(processes, initargs, progress)
     try:
-        first, sizes = _session_ends(cleaner, files, paths, settings, progress)
-    except (SessionFailed, InputError) as exc:
-        totals.error = f"{exc} (the run stopped; nothing written)"
-        return []
-    part = Part()
-    if shard is not None:
-        part = Part(shard[0] - 1, shard[1])
-        (first,) = first.shares(part)
-        if not first.ends and not cleaner.quiet:
-            print(f"notice: shard {shard[0]}/{shard[1]} holds none of the sessions", file=sys.stderr)
-    even = _even_enough(sizes, first.ends)
-    del sizes
-    if processes > 1 and even and initargs is not None:
-        return _field_shards(files, output, totals, first, part, min(processes, len(first.ends)), initargs,
-                             progress)
+        try:
+            scans = pool.map(_scan_work, files) if pool is not None else None
+            first, sizes = _session_ends(cleaner, files, paths, settings, progress, scans)
+        except (SessionFailed, InputError) as exc:
+            totals.error = f"{exc} (the run stopped; nothing written)"
+            return []
+        part = Part()
+        if shard is not None:
+            part = Part(shard[0] - 1, shard[1])
+            (first,) = first.shares(part)
+            if not first.ends and not cleaner.quiet:
+                print(f"notice: shard {shard[0]}/{shard[1]} holds none of the sessions", file=sys.stderr)
+        even = _even_enough(sizes, first.ends)
+        del sizes
+        if processes > 1 and even and initargs is not None:
+            if pool is None:
+                pool, done = _field_pool(processes, initargs, progress)
+            return _field_shards(pool, done, files, output, totals, first, part, min(processes, len(first.ends)))
+    except BaseException:  # an interruption: end the workers' work, nothing half-written
+        if pool is not None:
+            stop_now(pool)
+        raise
+    finally:
+        if pool is not None:  # (after the first pass failed, the files it still had to read are dropped)
+            pool.shutdown(cancel_futures=True)
     if processes > 1 and cleaner.mapping.privacy.redact:
         cleaner.helpers = Helpers(processes - 1, cleaner.mapping.privacy)
     return [outcome for _, outcome in _field_pass(cleaner, files, output, totals, first, progress, part)]
@@ -692,38 +736,40 @@ def _field_work(part: Part, files: list[InputFile], output: Path,
     return run_task(_field_pass, _WORKER, files, output, totals, first, False, part), totals
 
 
-def _field_shards(files: list[InputFile], output: Path, totals: Outcome, first: FirstPass, part: Part,
-                  count: int, initargs: tuple, progress: bool) -> list[Outcome]:
-    """Sessions grouped by field, the sessions ``part`` holds cleaned by ``count`` worker
-    processes, each taking its share of them (``Part``).
-
-    Sessions may interleave anywhere in the files, so each worker reads every record and maps
-    only its own: the reading is done once per worker, the mapping, redaction, validation and
-    writing once in all (most of the work). The outcomes come back in the order one process
-    gives them; what the run counts itself (lines not read, records without a session id) is
-    taken from the first worker alone, as each worker reads them all."""
+def _field_pool(processes: int, initargs: tuple, progress: bool) -> tuple[ProcessPoolExecutor, Any]:
+    """The worker processes of a run of sessions grouped by field, and (with ``progress``) the
+    count of sessions they have finished, shared with them."""
     done = None
     if progress:
         import multiprocessing
 
         done = multiprocessing.Value("q", 0)
         initargs = (*initargs, done)
-    with _pool(count, initargs) as pool:
-        try:
-            futures = [pool.submit(_field_work, Part(part.shard, part.shards, worker, count), files, output, share)
-                       for worker, share in enumerate(first.shares(part, count))]
-            if done is not None:
-                from concurrent.futures import wait
+    return _pool(processes, initargs), done
 
-                finished = False
-                while not finished:  # the count, every half second and once all are done
-                    finished = not wait(futures, timeout=0.5).not_done
-                    print(f"\r{done.value}/{len(first.ends)} sessions ({count} processes)".ljust(32), end="",
-                          file=sys.stderr)
-            results = [future.result() for future in futures]
-        except BaseException:  # an interruption: end the workers' sessions, nothing half-written
-            stop_now(pool)
-            raise
+
+def _field_shards(pool: ProcessPoolExecutor, done: Any, files: list[InputFile], output: Path, totals: Outcome,
+                  first: FirstPass, part: Part, count: int) -> list[Outcome]:
+    """Sessions grouped by field, the sessions ``part`` holds cleaned in ``pool`` by ``count``
+    worker processes, each taking its share of them (``Part``); ``done``: their shared count of
+    finished sessions, for the progress line, or None.
+
+    Sessions may interleave anywhere in the files, so each worker reads every record and maps
+    only its own: the reading is done once per worker, the mapping, redaction, validation and
+    writing once in all (most of the work). The outcomes come back in the order one process
+    gives them; what the run counts itself (lines not read, records without a session id) is
+    taken from the first worker alone, as each worker reads them all."""
+    futures = [pool.submit(_field_work, Part(part.shard, part.shards, worker, count), files, output, share)
+               for worker, share in enumerate(first.shares(part, count))]
+    if done is not None:
+        from concurrent.futures import wait
+
+        finished = False
+        while not finished:  # the count, every half second and once all are done
+            finished = not wait(futures, timeout=0.5).not_done
+            print(f"\r{done.value}/{len(first.ends)} sessions ({count} processes)".ljust(32), end="",
+                  file=sys.stderr)
+    results = [future.result() for future in futures]
     outcomes: list[tuple[tuple[int, int], Outcome]] = []
     for worker, (mine, theirs) in enumerate(results):
         outcomes.extend(mine)

@@ -112,6 +112,31 @@ def test_sessions_grouped_by_field_keep_every_count_in_several_processes(cleaner
     assert any("events-00000.jsonl:10: unknown record kind" in line for line in stderr)
 
 
+def test_the_first_pass_reads_files_in_several_processes_as_one_process_would(cleaners, tmp_path):
+    """With --jobs above 1 the first pass reads the files in the worker processes, and takes their
+    findings in file order: the names of sessions whose ids differ only in case (across files)
+    and the error that stops the run (the first in file order, here a record without a session
+    id in the fifth file of eight, another one in the seventh) are those of one process."""
+    src = make_corpus(tmp_path / "raw", "flat", 40, 20, files=8)
+    events = sorted(src.rglob("*.jsonl"))
+    records = [json.loads(line) for line in events[1].read_text(encoding="utf-8").splitlines()]
+    first = records[0]["run"]
+    with events[5].open("a", encoding="utf-8") as handle:  # the same session, its id shouted, in a later file
+        handle.writelines(json.dumps({**record, "run": first.upper()}) + "\n"
+                          for record in records if record["run"] == first)
+    code, files, _, _ = _same_run(cleaners["flat"], src, tmp_path)
+    assert code == 0 and len(files) == 41
+    assert f"{first}.jsonl" in files and f"{first.upper()}.jsonl" not in files
+    for broken in (events[4], events[6]):
+        lines = broken.read_text(encoding="utf-8").splitlines(keepends=True)
+        lines.insert(3, json.dumps({"at": 1780000000000, "actor": "customer", "body": "no run"}) + "\n")
+        broken.write_text("".join(lines), encoding="utf-8")
+    code, files, _, stderr = _same_run(cleaners["flat"], src, tmp_path / "broken")
+    assert code == 1 and files == {}
+    assert any(f"{events[4].name}:4: record has no session id" in line for line in stderr)
+    assert not any(events[6].name in line for line in stderr)
+
+
 def test_the_session_size_limit_fails_at_the_same_record_with_helpers(cleaners, tmp_path):
     """--max-session-mb is checked after every raw record; with helpers the strings in flight are
     bounded, and near the limit their results are awaited, so the failure (and the counts beside
