@@ -54,6 +54,7 @@ from .writer import (
     Committer,
     Held,
     Lines,
+    discard_held,
     remove_stale_temps,
     stem_for_file,
     stem_for_key,
@@ -277,7 +278,7 @@ class Cleaner:
                     if hold is None:
                         outcome.pending = write_atomic(target, lines, self.committer)
                     else:
-                        hold.append(write_held(target, lines, self.committer))
+                        write_held(target, lines, hold, self.committer)
                 except OSError as exc:
                     outcome.fail_write(exc)
                 if lines.replaced:
@@ -599,7 +600,9 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
     number of records (checked at its end), or a session whose last record did not come where the
     first pass found it (that session is not written). The sessions that end in a file are put in
     place only once that file has been read to its end as the first pass read it (``Held``): a
-    change anywhere in it leaves none of them written. Records appended to a file (a log still
+    change the checks see anywhere in it leaves none of them written. A change that keeps every
+    count and every last record in its place (a record's text edited in place) is not seen: the
+    file is cleaned as it reads the second time. Records appended to a file (a log still
     being written) never reach a written session either."""
     ends, renamed = first.ends, first.renamed  # each entry of ends is marked once its session is written
     settings = cleaner.mapping.session
@@ -667,8 +670,7 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
             outcomes[slot] = None
         return [(at, o) for at, o in zip(begun, outcomes) if o is not None]
     finally:
-        for output_held in held:
-            output_held.discard()
+        discard_held(held)  # those of the file being read when the run stopped: not written
     if sessions:  # records the first pass found are gone
         key, session = next(iter(sessions.items()))
         totals.error = (

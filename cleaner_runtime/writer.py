@@ -306,30 +306,32 @@ class Held:
     def discard(self) -> None:
         """Remove the file, never put in place (after its fsync, which may still be running)."""
         if self.synced is not None:
-            with contextlib.suppress(BaseException):
+            with contextlib.suppress(Exception):  # its failure or cancellation: removed all the same
                 self.synced.result()
         _discard(self.tmp)
 
 
-def write_held(path: Path, data: bytes | Iterable[bytes], committer: Committer | None = None) -> Held:
+def write_held(path: Path, data: bytes | Iterable[bytes], held: list[Held], committer: Committer | None = None) -> None:
     """``write_atomic`` without the rename: the file is written and synced (in the committer's
-    threads, if any) under its temporary name, and the returned ``Held`` puts it in place."""
+    threads, if any) under its temporary name, and its ``Held``, which puts it in place, is
+    appended to ``held`` before an interruption can stop this (so the caller can remove it)."""
     number = _begin(path)
-    held = None
-    try:
-        with _interrupts_deferred():
-            handle, tmp = _write_temp(path, data, number)
-            synced = None
-            if committer is not None:
-                synced = committer.submit(handle, tmp, path, number, rename=False)
-            else:
-                _commit(handle, tmp, path, number, rename=False)
-            held = Held(tmp, path, synced, number)
-    except BaseException:  # an interruption deferred to the end of the write: never returned, so removed
-        if held is not None:
-            held.discard()
-        raise
-    return held
+    with _interrupts_deferred():
+        handle, tmp = _write_temp(path, data, number)
+        if committer is not None:
+            held.append(Held(tmp, path, committer.submit(handle, tmp, path, number, rename=False), number))
+        else:
+            _commit(handle, tmp, path, number, rename=False)
+            held.append(Held(tmp, path, None, number))
+
+
+def discard_held(held: list[Held]) -> None:
+    """Remove every file of ``held`` not put in place, Ctrl-C and SIGTERM held until all are gone
+    (a second interruption while stopping would otherwise leave the rest behind); empties it."""
+    with _interrupts_deferred():
+        for one in held:
+            one.discard()
+        held.clear()
 
 
 def _begin(path: Path) -> int:

@@ -239,6 +239,36 @@ def test_sessions_grouped_by_field_in_several_processes_stop_cleanly(cleaners, t
     assert paused.relative_to(out).as_posix() not in written
 
 
+def test_a_second_interruption_while_stopping_leaves_no_temporary_file(cleaners, tmp_path):
+    """The sessions that end in the file being read are held under temporary names until it has
+    been read to its end; a run stopped before removes them all, and a second SIGTERM while it
+    does (a review found about a thousand left behind) waits until they are gone."""
+    src = make_corpus(tmp_path / "raw", "flat", 1500, 4, files=1)
+    ready, out = tmp_path / "ready", tmp_path / "out"
+    env = {**os.environ, writer.PAUSE_ENV: f"1200:before:{ready}"}
+    proc = subprocess.Popen(
+        [sys.executable, str(cleaners["flat"] / "clean_to_trajectory_jsonl.py"), "--input", str(src),
+         "--output", str(out), "--jobs", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True, text=True)
+    try:
+        end = time.monotonic() + 120
+        while not ready.exists() and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.01)
+        assert ready.exists(), "the run did not reach its 1,200th write"
+        assert len(list(out.glob(".*.tmp"))) > 1000  # held, not yet in place
+        os.kill(proc.pid, signal.SIGTERM)
+        time.sleep(0.005)
+        os.kill(proc.pid, signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert not list(out.iterdir()), "a session of the file being read was put in place, or a temporary file left"
+
+
 def test_sessions_whose_ids_differ_only_in_case_never_share_an_output(cleaners, tmp_path):
     """"run-1" and "RUN-1" are two sessions, but one file on a system that ignores case: the later
     one takes its id's hash, as a file whose name clashes does, whatever the number of processes."""
