@@ -532,9 +532,10 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
 
     Each record is mapped into its session's builder as soon as it is read, and a session is
     validated, written and freed right after its last record (found by a first pass that only
-    reads; put in place once its file has been read to its end), so memory holds the sessions open at the same time, never the whole corpus. A file
-    that cannot be read, or a record without a session id (unless ``session.missing: skip``),
-    stops the run in that first pass, before anything is written.
+    reads; put in place once its file has been read to its end), so memory holds the sessions
+    open at the same time, never the whole corpus. A file that cannot be read, or a record
+    without a session id (unless ``session.missing: skip``), stops the run in that first pass,
+    before anything is written; with several processes, the first pass reads the files in them.
 
     With ``processes`` above 1 and several sessions, the sessions are dealt out to that many
     worker processes (``_field_shards``), unless one of them holds more than half the records:

@@ -11,6 +11,10 @@ sessions, and it releases the GIL: a ``Committer`` does the fsync and rename of 
 in a few background threads while the next session is cleaned, and at the end fsyncs each output
 folder once so that the renames are durable too.
 
+A caller that can tell only later whether a file is right (the sessions grouped by field, whose
+input file must first be read to its end) writes it with ``write_held``: written and synced under
+its temporary name, then renamed into place (``Held.release``) or removed (``discard_held``).
+
 For tests only, ``TRAJECTORY_CLEANER_TEST_PAUSE=<n>:<stage>:<ready file>`` stops a process at a
 chosen point of its n-th write, so that a test can kill it exactly there instead of hoping a timer
 lands inside a write: ``before`` (the n-th write has not begun), ``created`` (its temporary file
