@@ -200,6 +200,29 @@ def test_jobs_accepts_a_number_or_auto_and_explains_anything_else(cleaners, tmp_
         assert why in result.stderr and "Traceback" not in result.stderr
 
 
+def _stopped_run(project, src, out, jobs, pause, ready, stop):
+    """The cleaner of ``project`` run with the writer's test pause ``pause`` (``n:stage``) and
+    ``stop(proc)`` called once a process waits there; its exit code and stderr (the process group
+    killed whatever happens)."""
+    env = {**os.environ, writer.PAUSE_ENV: f"{pause}:{ready}"}
+    proc = subprocess.Popen(
+        [sys.executable, str(project / "clean_to_trajectory_jsonl.py"), "--input", str(src),
+         "--output", str(out), "--jobs", str(jobs)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True, text=True)
+    try:
+        end = time.monotonic() + 120
+        while not ready.exists() and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.01)
+        assert ready.exists(), f"no process reached the pause {pause}"
+        stop(proc)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=120)
+    return proc.returncode, stderr
+
+
 def test_sessions_grouped_by_field_in_several_processes_stop_cleanly(cleaners, tmp_path):
     """SIGTERM while a worker is halfway through writing a session (the writer's test pause holds it
     there): exit 130, the workers stopped, every file written complete and exactly what an
@@ -209,33 +232,21 @@ def test_sessions_grouped_by_field_in_several_processes_stop_cleanly(cleaners, t
     src = make_corpus(tmp_path / "raw", "flat", 40, 60, files=8, secrets=0.05, unicode=0.3)
     reference = run_cleaner(cleaners["flat"], src, tmp_path / "reference", "--jobs", "1")
     assert reference.returncode == 0, reference.stderr
-    ready = tmp_path / "ready"
-    out = tmp_path / "out"
-    env = {**os.environ, writer.PAUSE_ENV: f"8:partial:{ready}"}
-    proc = subprocess.Popen(
-        [sys.executable, str(cleaners["flat"] / "clean_to_trajectory_jsonl.py"), "--input", str(src),
-         "--output", str(out), "--jobs", "2"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True, text=True)
-    try:
-        end = time.monotonic() + 120
-        while not ready.exists() and proc.poll() is None and time.monotonic() < end:
-            time.sleep(0.01)
-        assert ready.exists(), "no worker stopped at its eighth write"
-        paused = Path(ready.read_text(encoding="utf-8").split(" ", 1)[1].strip())
+    ready, out = tmp_path / "ready", tmp_path / "out"
+
+    def stop(proc):
         os.kill(proc.pid, signal.SIGTERM)
         time.sleep(0.2)
-        ready.with_name("ready.go").touch()
-        _, stderr = proc.communicate(timeout=120)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=120)
-    assert proc.returncode == 130, stderr
+        ready.with_name("ready.go").touch()  # the paused worker finishes its write, then stops
+
+    code, stderr = _stopped_run(cleaners["flat"], src, out, 2, "8:partial", ready, stop)
+    assert code == 130, stderr
     assert "Traceback" not in stderr and "interrupted: files already written are complete" in stderr
     written, expected = tree_bytes(out), tree_bytes(tmp_path / "reference")
     assert 0 < len(written) < len(expected)
     assert all(data == expected[name] for name, data in written.items())
     assert not [p for p in out.rglob(".*")], "a temporary file was left behind"
+    paused = Path(ready.read_text(encoding="utf-8").split(" ", 1)[1].strip())
     assert paused.relative_to(out).as_posix() not in written
 
 
@@ -244,27 +255,16 @@ def test_a_second_interruption_while_stopping_leaves_no_temporary_file(cleaners,
     been read to its end; a run stopped before removes them all, and a second SIGTERM while it
     does (a review found about a thousand left behind) waits until they are gone."""
     src = make_corpus(tmp_path / "raw", "flat", 1500, 4, files=1)
-    ready, out = tmp_path / "ready", tmp_path / "out"
-    env = {**os.environ, writer.PAUSE_ENV: f"1200:before:{ready}"}
-    proc = subprocess.Popen(
-        [sys.executable, str(cleaners["flat"] / "clean_to_trajectory_jsonl.py"), "--input", str(src),
-         "--output", str(out), "--jobs", "1"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True, text=True)
-    try:
-        end = time.monotonic() + 120
-        while not ready.exists() and proc.poll() is None and time.monotonic() < end:
-            time.sleep(0.01)
-        assert ready.exists(), "the run did not reach its 1,200th write"
+    out = tmp_path / "out"
+
+    def stop(proc):
         assert len(list(out.glob(".*.tmp"))) > 1000  # held, not yet in place
         os.kill(proc.pid, signal.SIGTERM)
         time.sleep(0.005)
         os.kill(proc.pid, signal.SIGTERM)
-        _, stderr = proc.communicate(timeout=120)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=120)
-    assert proc.returncode == 130, stderr
+
+    code, stderr = _stopped_run(cleaners["flat"], src, out, 1, "1200:before", tmp_path / "ready", stop)
+    assert code == 130, stderr
     assert "Traceback" not in stderr
     assert not list(out.iterdir()), "a session of the file being read was put in place, or a temporary file left"
 
