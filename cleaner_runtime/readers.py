@@ -245,7 +245,7 @@ def _record_list_at(document: dict, records_path: tuple | None) -> tuple[list | 
 
 def read_records(
     item: InputFile, container: str = "auto", records_path: tuple | None = None, limits: Limits | None = None,
-    document_key: str | None = None, transform: Transform | None = None,
+    document_key: str | None = None, transform: Transform | None = None, span: Span | None = None,
 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     """Yield ``(where, record)`` for every JSON object, and ``BadLine`` for what is not one.
 
@@ -259,6 +259,9 @@ def read_records(
     document before its records are found: the parsed JSON of a JSON document, the list of records
     of a JSONL or CSV file (its bad lines are reported first); what it returns is read instead, and
     ``None`` reads nothing.
+
+    ``span``: only the lines that start in that byte range of a plain JSON Lines file
+    (``jsonl_spans``), their line numbers counted from the span's first line.
     """
     limits = limits or Limits()
     name = str(item.path)
@@ -268,8 +271,10 @@ def read_records(
         if kind == "auto":
             kind, fallback = detect(item.path, limits)
         if kind in TABLES or kind == "jsonl":
+            if span is not None and (kind != "jsonl" or transform is not None or records_path):
+                raise ValueError(f"{name}: a byte range of a file that is not plain JSON Lines")
             lines = _read_table(item.path, name, TABLES[kind], limits) if kind in TABLES else \
-                _read_jsonl(item.path, name, limits)
+                _read_jsonl(item.path, name, limits, span)
             if transform is not None:
                 lines = _transformed_lines(item.path, name, lines, kind, transform, limits)
             if kind == "jsonl" and records_path and records_path[0] == STAR:
@@ -403,7 +408,8 @@ def detect(path: Path, limits: Limits) -> tuple[str, bool]:
     return document, True
 
 
-def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
+def _read_jsonl(path: Path, name: str, limits: Limits, span: Span | None = None
+                ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     # per line, the cheapest way: the place made by tuple.__new__ (no Python call), orjson's record
     # taken here when _fast_record can (_parse_line, a call more, for the rest)
     most = min(limits.depth, _FAST_MAX_BRACKETS)
@@ -411,7 +417,15 @@ def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, 
     with open_bytes(path) as stream:
         compressed = isinstance(stream, gzip.GzipFile)
         number = 0
+        stop = None
+        if span is not None:
+            if compressed:
+                raise ValueError(f"{name}: a byte range of a compressed file")
+            _span_start(stream, span[0])
+            stop = span[1]
         while True:
+            if stop is not None and stream.tell() >= stop:
+                return
             try:
                 raw = stream.readline(limits.line_bytes + 1)
             except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -437,7 +451,7 @@ def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, 
                 yield BadLine(where, f"line longer than {_mb(limits.line_bytes)} (not loaded; raise --max-line-mb "
                               "to read it)")
                 continue
-            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf") and not (span and span[0]):
                 raw = raw[3:]
             if raw[:1] <= b" " and not raw.strip():  # only a line starting with a blank can be blank
                 continue
@@ -447,6 +461,44 @@ def _read_jsonl(path: Path, name: str, limits: Limits) -> Iterator[tuple[Where, 
                     yield where, value
                     continue
             yield _parse_line(raw, where, limits, fast=False)
+
+
+# a byte range of a file: the lines that start at or after its first byte, before its second (None: the end)
+Span = tuple[int, int | None]
+SPAN_BYTES = 16 * MIB  # the least bytes in one span of a file read in parallel
+
+
+def _span_start(stream: Any, start: int) -> None:
+    """Move ``stream`` to the first line that starts at or after byte ``start`` (a line that
+    begins before it is the span before's)."""
+    if start:
+        stream.seek(start - 1)
+        if stream.read(1) != b"\n":
+            while True:  # the rest of a line begun before: in pieces, however long it is
+                piece = stream.readline(MIB)
+                if not piece or piece.endswith(b"\n"):
+                    break
+
+
+def jsonl_spans(path: Path, limits: Limits, parts: int) -> list[Span] | None:
+    """About ``parts`` byte ranges, each at least ``SPAN_BYTES``, that split a plain
+    (uncompressed) JSON Lines file for reading in parallel (``read_records(span=...)``): together
+    they read every line once, each in the range it starts in. None for a file that is not plain
+    JSON Lines, or too small to split."""
+    try:
+        size = path.stat().st_size
+        if size < 2 * SPAN_BYTES or parts < 2:
+            return None
+        with open(path, "rb") as handle:
+            if handle.read(2) == b"\x1f\x8b":
+                return None
+        if detect(path, limits)[0] != "jsonl":
+            return None
+    except OSError:
+        return None  # read whole, where the error is reported as it always is
+    step = max(SPAN_BYTES, -(-size // parts))
+    starts = list(range(0, size, step))
+    return [(start, starts[i + 1] if i + 1 < len(starts) else None) for i, start in enumerate(starts)]
 
 
 # orjson reads integers beyond 64 bits as floats, where json keeps them exact: a line holding a run

@@ -25,7 +25,7 @@ import tempfile
 import threading
 import traceback
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import is_
 from pathlib import Path
@@ -48,7 +48,18 @@ from .model import Mapping
 from .model import Session as SessionSettings
 from .offload import Helpers, Offload
 from .pool import pool_process_signals, run_task, stop_now
-from .readers import MAX_DOCUMENT_MB, MAX_LINE_MB, BadLine, InputError, InputFile, Limits, discover, read_records
+from .readers import (
+    MAX_DOCUMENT_MB,
+    MAX_LINE_MB,
+    BadLine,
+    InputError,
+    InputFile,
+    Limits,
+    Span,
+    discover,
+    jsonl_spans,
+    read_records,
+)
 from .trees import flatten_children
 from .writer import (
     Committer,
@@ -152,7 +163,9 @@ class Cleaner:
         self.schema_path, self.schema_origin = find_schema(schema_arg)
         self.validator = TrajectoryValidator(load_schema(self.schema_path))
 
-    def records_of(self, item: InputFile, outcome: Outcome):
+    def records_of(self, item: InputFile, outcome: Outcome, span: Span | None = None):
+        """The records of one input file (``span``: of that byte range of it, ``jsonl_spans``),
+        children after their parents; its lines that are not records counted in ``outcome``."""
         settings = self.mapping.input
         path = compile_path(settings.records_path) if settings.records_path else None
         children = compile_paths(settings.children)
@@ -162,7 +175,7 @@ class Cleaner:
                 ctx = DocumentContext(str(item.path), container)
                 return self.hooks.transform_document(document, ctx, outcome.skip)
         for entry in read_records(item, settings.container, path, self.limits, settings.document_key,
-                                  transform):
+                                  transform, span):
             if isinstance(entry, BadLine):
                 if settings.invalid_lines == "fail":
                     raise SessionFailed(f"{entry.where}: {entry.reason}; set input.invalid_lines: skip to skip such lines")
@@ -492,14 +505,15 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
 FileScan = tuple[dict[str, list[int]], int]
 
 
-def _scan_file(cleaner: Cleaner, item: InputFile, paths: tuple, settings: SessionSettings) -> FileScan:
-    """One file of the first pass (``_session_ends``): each session id in it, in order of first
-    appearance, with the position of its last record there and its number of records there; and
-    how many records the file holds."""
+def _scan_file(cleaner: Cleaner, item: InputFile, paths: tuple, settings: SessionSettings,
+               span: Span | None = None) -> FileScan:
+    """One file of the first pass (``_session_ends``), or one byte range of it: each session id
+    in it, in order of first appearance, with the position of its last record there and its
+    number of records there; and how many records it holds."""
     found: dict[str, list[int]] = {}
     position = -1
     scratch = Outcome("scan")  # bad lines are counted by the cleaning pass
-    for position, (where, raw) in enumerate(cleaner.records_of(item, scratch)):
+    for position, (where, raw) in enumerate(cleaner.records_of(item, scratch, span)):
         key = _session_key(raw, paths, settings, where)
         if key is None:
             continue
@@ -512,11 +526,63 @@ def _scan_file(cleaner: Cleaner, item: InputFile, paths: tuple, settings: Sessio
     return found, position + 1
 
 
-def _scan_work(item: InputFile) -> FileScan:
+def _scan_work(item: InputFile, span: Span | None) -> FileScan:
     """``_scan_file`` in a worker process."""
     assert _WORKER is not None
     settings = _WORKER.mapping.session
-    return run_task(_scan_file, _WORKER, item, compile_paths(settings.field), settings)
+    return run_task(_scan_file, _WORKER, item, compile_paths(settings.field), settings, span)
+
+
+def _scan_tasks(cleaner: Cleaner, files: list[InputFile], processes: int) -> list[tuple[int, InputFile, Span | None]]:
+    """The first pass's work for ``processes`` worker processes: each file whole, or a large
+    plain JSON Lines file in byte ranges (``jsonl_spans``), when its lines are read one by one
+    (no ``transform_document`` hook, no records path); each with its file's index."""
+    settings = cleaner.mapping.input
+    split = cleaner.hooks.document is None and settings.container in ("auto", "jsonl") and not settings.records_path
+    tasks: list[tuple[int, InputFile, Span | None]] = []
+    for index, item in enumerate(files):
+        spans = jsonl_spans(item.path, cleaner.limits, processes) if split else None
+        tasks.extend((index, item, span) for span in spans or [None])
+    return tasks
+
+
+def _pooled_scans(pool: ProcessPoolExecutor, cleaner: Cleaner, files: list[InputFile],
+                  tasks: list[tuple[int, InputFile, Span | None]], paths: tuple,
+                  settings: SessionSettings) -> Iterator[FileScan]:
+    """Each file's scan, in file order, from ``tasks`` run in ``pool``. A file whose scan failed
+    is scanned again here, so that the error that stops the run is exactly the one a single
+    process meets first (with the line numbers of the whole file, not of a byte range)."""
+    futures = [(index, pool.submit(_scan_work, item, span)) for index, item, span in tasks]
+    at = 0
+    for index, item in enumerate(files):
+        mine = []
+        while at < len(futures) and futures[at][0] == index:
+            mine.append(futures[at][1])
+            at += 1
+        try:
+            scans = [future.result() for future in mine]
+        except Exception:  # noqa: BLE001 - read again here, for the error as one process gives it
+            yield _scan_file(cleaner, item, paths, settings)
+            continue
+        yield _joined(scans)
+
+
+def _joined(scans: list[FileScan]) -> FileScan:
+    """The scans of the consecutive byte ranges of one file, as one scan of the whole file."""
+    if len(scans) == 1:
+        return scans[0]
+    found: dict[str, list[int]] = {}
+    offset = 0
+    for part, count in scans:
+        for key, (position, records) in part.items():
+            seen = found.get(key)
+            if seen is None:
+                found[key] = [position + offset, records]
+            else:
+                seen[0] = position + offset
+                seen[1] += records
+        offset += count
+    return found, offset
 
 
 def _field_target(item: InputFile, key: str, hashed: bool = False) -> Path:
@@ -547,11 +613,12 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
     pool = done = None
-    if processes > 1 and initargs is not None and len(files) > 1:  # the first pass's files read in parallel
+    tasks = _scan_tasks(cleaner, files, processes) if processes > 1 and initargs is not None else []
+    if len(tasks) > 1:  # the first pass's files (or parts of a large one) read in parallel
         pool, done = _field_pool(processes, initargs, progress)
     try:
         try:
-            scans = pool.map(_scan_work, files) if pool is not None else None
+            scans = _pooled_scans(pool, cleaner, files, tasks, paths, settings) if pool is not None else None
             first, sizes = _session_ends(cleaner, files, paths, settings, progress, scans)
         except (SessionFailed, InputError) as exc:
             totals.error = f"{exc} (the run stopped; nothing written)"

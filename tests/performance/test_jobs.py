@@ -18,6 +18,7 @@ import yaml
 
 from cleaner_runtime import readers, writer
 from cleaner_runtime import run as run_module
+from cleaner_runtime.mapping import read_mapping
 
 from .conftest import REPO, make_corpus, run_cleaner, tree_bytes
 
@@ -135,6 +136,38 @@ def test_the_first_pass_reads_files_in_several_processes_as_one_process_would(cl
     assert code == 1 and files == {}
     assert any(f"{events[4].name}:4: record has no session id" in line for line in stderr)
     assert not any(events[6].name in line for line in stderr)
+
+
+def test_a_large_file_is_read_in_byte_ranges_by_the_first_pass_as_one_process_would(cleaners, tmp_path,
+                                                                                     monkeypatch, capsys):
+    """The first pass reads a large plain JSON Lines file in byte ranges, one per process (here
+    ranges of at least 20 KB instead of 16 MB, so that a small file splits): the same bytes and
+    summary as one process; a record without a session id in the middle of the file stops the run
+    with the line number in the whole file, as one process gives it."""
+    monkeypatch.setattr(readers, "SPAN_BYTES", 20_000)
+    src = make_corpus(tmp_path / "raw", "flat", 60, 20, files=1, secrets=0.05, unicode=0.3)
+    (events,) = src.rglob("*.jsonl")
+    answers = cleaners["flat"] / ".copier-answers.yml"
+    cleaner = run_module.Cleaner(read_mapping(answers), None, None, quiet=True)
+    tasks = run_module._scan_tasks(cleaner, [readers.InputFile(events, events.relative_to(src))], 3)
+    assert len(tasks) == 3, "the file was not split"
+
+    def clean(jobs, out):
+        code = run_module.main(answers, None, argv=["--input", str(src), "--output", str(out), "--jobs", str(jobs)])
+        captured = capsys.readouterr()
+        return code, tree_bytes(out) if out.exists() else {}, captured.out, captured.err.splitlines()[1:]
+
+    one = clean(1, tmp_path / "one")
+    assert one[0] == 0 and len(one[1]) == 60
+    assert clean(3, tmp_path / "three") == one
+    lines = events.read_text(encoding="utf-8").splitlines(keepends=True)
+    middle = len(lines) * 2 // 3  # in the last range
+    lines.insert(middle, json.dumps({"at": 1780000000000, "actor": "customer", "body": "no run"}) + "\n")
+    events.write_text("".join(lines), encoding="utf-8")
+    one = clean(1, tmp_path / "one-broken")
+    assert one[0] == 1 and one[1] == {}
+    assert any(f"events-00000.jsonl:{middle + 1}: record has no session id" in line for line in one[3])
+    assert clean(3, tmp_path / "three-broken") == one
 
 
 def test_the_session_size_limit_fails_at_the_same_record_with_helpers(cleaners, tmp_path):
