@@ -421,8 +421,8 @@ def _read_jsonl(path: Path, name: str, limits: Limits, span: Span | None = None
         if span is not None:
             if compressed:
                 raise ValueError(f"{name}: a byte range of a compressed file")
-            _span_start(stream, span[0])
             stop = span[1]
+            _span_start(stream, span[0], stop)
         while True:
             if stop is not None and stream.tell() >= stop:
                 return
@@ -468,15 +468,17 @@ Span = tuple[int, int | None]
 SPAN_BYTES = 16 * MIB  # the least bytes in one span of a file read in parallel
 
 
-def _span_start(stream: Any, start: int) -> None:
+def _span_start(stream: Any, start: int, stop: int | None) -> None:
     """Move ``stream`` to the first line that starts at or after byte ``start`` (a line that
-    begins before it is the span before's)."""
+    begins before it is the span before's), or anywhere at or past ``stop`` when none starts
+    before it (the span is empty: a line longer than the span is read by the span it starts in
+    alone)."""
     if start:
         stream.seek(start - 1)
         if stream.read(1) != b"\n":
             while True:  # the rest of a line begun before: in pieces, however long it is
                 piece = stream.readline(MIB)
-                if not piece or piece.endswith(b"\n"):
+                if not piece or piece.endswith(b"\n") or (stop is not None and stream.tell() >= stop):
                     break
 
 

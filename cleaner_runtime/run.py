@@ -552,6 +552,8 @@ def _pooled_scans(pool: ProcessPoolExecutor, cleaner: Cleaner, files: list[Input
     """Each file's scan, in file order, from ``tasks`` run in ``pool``. A file whose scan failed
     is scanned again here, so that the error that stops the run is exactly the one a single
     process meets first (with the line numbers of the whole file, not of a byte range)."""
+    from concurrent.futures import BrokenExecutor
+
     futures = [(index, pool.submit(_scan_work, item, span)) for index, item, span in tasks]
     at = 0
     for index, item in enumerate(files):
@@ -561,6 +563,8 @@ def _pooled_scans(pool: ProcessPoolExecutor, cleaner: Cleaner, files: list[Input
             at += 1
         try:
             scans = [future.result() for future in mine]
+        except BrokenExecutor:  # a worker died: the run cannot go on with these processes
+            raise
         except Exception:  # noqa: BLE001 - read again here, for the error as one process gives it
             yield _scan_file(cleaner, item, paths, settings)
             continue

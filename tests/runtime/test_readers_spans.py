@@ -79,3 +79,15 @@ def test_spans_split_only_a_large_plain_json_lines_file(tmp_path, monkeypatch):
     assert readers.jsonl_spans(document, readers.Limits(), 4) is None
     with pytest.raises(ValueError):
         list(readers.read_records(readers.InputFile(packed, packed.relative_to(tmp_path)), span=(0, 10)))
+
+
+def test_a_range_inside_a_long_line_reads_no_further_than_its_own_end(tmp_path):
+    """A line longer than a range belongs to the range it starts in; the ranges it runs through
+    find that out without reading it to its end (a review measured twice the file read
+    otherwise, on a file of one long line in three ranges)."""
+    path = tmp_path / "one-line.jsonl"
+    path.write_bytes(b'{"run": "r1", "text": "' + b"z" * (6 * readers.MIB) + b'"}')
+    with open(path, "rb", buffering=readers.READ_BUFFER) as stream:
+        readers._span_start(stream, 2 * readers.MIB, 3 * readers.MIB)
+        assert 3 * readers.MIB <= stream.tell() <= 4 * readers.MIB
+    assert _read(path, (2 * readers.MIB, 3 * readers.MIB)) == []
