@@ -465,7 +465,7 @@ _WRITTEN = (-1, -1, -1)  # in the ends of _field_pass: the session is written
 
 
 def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settings: SessionSettings,
-                  progress: bool, scans: Iterable[FileScan] | None = None) -> tuple[FirstPass, Counter]:
+                  progress: bool, scans: Iterable[FileScan] | None = None) -> FirstPass:
     """A first, reading-only pass: for each session id, the file and record position of its last
     record and how many records it has, so that the cleaning pass can write and free each session
     as soon as it is complete, and knows it is. Anything that would stop the run (an unreadable
@@ -483,23 +483,24 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
     ends: dict[str, tuple[int, int, int]] = {}
     renamed: dict[str, Path] = {}
     counts: list[int] = []
-    sizes: Counter = Counter()
     taken: set[str] = set()
     if scans is None:
         scans = (_scan_file(cleaner, item, paths, settings) for item in files)
     for index, (item, (found, count)) in enumerate(zip(files, scans)):
         for key, (position, records) in found.items():  # in order of first appearance
-            if key not in ends:
+            end = ends.get(key)
+            if end is None:
                 target = _field_target(item, key)
                 if str(target).lower() in taken:
                     target = renamed[key] = _field_target(item, key, hashed=True)
                 taken.add(str(target).lower())
-            sizes[key] += records
-            ends[key] = (index, position, sizes[key])
+            else:
+                records += end[2]
+            ends[key] = (index, position, records)
         counts.append(count)
         if progress:
             print(f"\rscanning {index + 1}/{len(files)} files", end="", file=sys.stderr)
-    return FirstPass(ends, renamed, counts), sizes
+    return FirstPass(ends, renamed, counts)
 
 
 FileScan = tuple[dict[str, list[int]], int]
@@ -552,15 +553,12 @@ def _pooled_scans(pool: ProcessPoolExecutor, cleaner: Cleaner, files: list[Input
     """Each file's scan, in file order, from ``tasks`` run in ``pool``. A file whose scan failed
     is scanned again here, so that the error that stops the run is exactly the one a single
     process meets first (with the line numbers of the whole file, not of a byte range)."""
-    from concurrent.futures import BrokenExecutor
+    from concurrent.futures import BrokenExecutor, Future
 
-    futures = [(index, pool.submit(_scan_work, item, span)) for index, item, span in tasks]
-    at = 0
-    for index, item in enumerate(files):
-        mine = []
-        while at < len(futures) and futures[at][0] == index:
-            mine.append(futures[at][1])
-            at += 1
+    futures: list[list[Future]] = [[] for _ in files]  # each file's tasks, in order
+    for index, item, span in tasks:
+        futures[index].append(pool.submit(_scan_work, item, span))
+    for item, mine in zip(files, futures):
         try:
             scans = [future.result() for future in mine]
         except BrokenExecutor:  # a worker died: the run cannot go on with these processes
@@ -623,7 +621,7 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     try:
         try:
             scans = _pooled_scans(pool, cleaner, files, tasks, paths, settings) if pool is not None else None
-            first, sizes = _session_ends(cleaner, files, paths, settings, progress, scans)
+            first = _session_ends(cleaner, files, paths, settings, progress, scans)
         except (SessionFailed, InputError) as exc:
             totals.error = f"{exc} (the run stopped; nothing written)"
             return []
@@ -633,8 +631,7 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
             (first,) = first.shares(part)
             if not first.ends and not cleaner.quiet:
                 print(f"notice: shard {shard[0]}/{shard[1]} holds none of the sessions", file=sys.stderr)
-        even = _even_enough(sizes, first.ends)
-        del sizes
+        even = _even_enough([records for _, _, records in first.ends.values()])
         if processes > 1 and even and initargs is not None:
             if pool is None:
                 pool, done = _field_pool(processes, initargs, progress)
@@ -651,11 +648,10 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
     return [outcome for _, outcome in _field_pass(cleaner, files, output, totals, first, progress, part)]
 
 
-def _even_enough(sizes: Counter, keys: Iterable[str]) -> bool:
-    """Whether the sessions ``keys`` (``sizes``: their records) are worth dealing out to worker
-    processes: several, and none holding more than half the records, which one worker would clean
-    while the others wait."""
-    counts = [sizes[key] for key in keys]
+def _even_enough(counts: list[int]) -> bool:
+    """Whether sessions of ``counts`` records each are worth dealing out to worker processes:
+    several, and none holding more than half the records, which one worker would clean while the
+    others wait."""
     return len(counts) > 1 and 2 * max(counts) <= sum(counts)
 
 
