@@ -729,304 +729,305 @@ def _sorted(problems: list[Problem]) -> list[Problem]:
 _META_EXAMPLE = '{"role":"meta","source":"<agent>"}'
 
 
-class _Session:
-    """The records of one file as the rules beyond the schema read them, sorted out in one pass
-    so that each rule walks only the records it judges.
+class _Rules:
+    """The rules beyond the schema, judged in one pass over a file's records in line order: ``add``
+    judges one record as it comes, ``end`` what only the whole file can say. Problems are collected
+    in ``problems``; the caller sorts them by line with a stable sort, so one line's problems come
+    in the order of ``RECORD_RULES``.
 
-    ``metas``, ``assistants`` and ``tools`` are those records, ``meta_lines``, ``assistant_lines``
-    and ``tool_lines`` their line numbers. Every other record with a role needs a timestamp:
-    ``untimed`` holds the indices of the records whose timestamp is not a real instant, and
-    ``backwards`` (index, index before) for each record whose instant is earlier than the one of
-    the record with an instant before it. Both are found in the pass and hold only what is wrong:
-    keeping every record's instant for a later rule held about 45 MB more at the peak of a
-    200,000-record session. ``line_one`` is the record on line 1 when it is not the meta record,
-    ``call_lines`` the line of the first call of each tool call id.
+    Nothing the pass keeps grows with the records that pass the rules: it keeps the line of each
+    tool call id's first call (``call_lines``) and of each call's first result (``answered``), the
+    last real instant and its line, what the file-wide rules ask (a meta, a user and an assistant
+    record), and the results whose call has not come yet (``unlinked``). So a file is judged in the
+    memory of its call ids, however long it is, and a caller can hand the records one at a time.
     """
 
-    __slots__ = ("assistant_lines", "assistants", "backwards", "call_lines", "has_user", "line_one", "lines",
-                 "meta_lines", "metas", "partial", "records", "tool_lines", "tools", "untimed")
+    __slots__ = ("answered", "call_lines", "has_assistant", "has_user", "last_key", "last_line", "last_ts",
+                 "line_one", "metas", "partial", "problems", "unlinked")
 
-    def __init__(self, records: list, lines: Sequence[int], partial: bool) -> None:
-        self.records = records
-        self.lines = lines
+    def __init__(self, partial: bool = False) -> None:
         self.partial = partial
-        self.metas: list[dict] = []
-        self.meta_lines: list[int] = []
-        self.untimed: list[int] = []
-        self.backwards: list[tuple[int, int]] = []
-        self.assistants: list[dict] = []
-        self.assistant_lines: list[int] = []
-        self.tools: list[dict] = []
-        self.tool_lines: list[int] = []
-        # lines only grow, so only the first record can be on line 1
-        first = records[0] if records and lines[0] == 1 else None
-        self.line_one: dict | None = first if isinstance(first, dict) and first.get("role") != "meta" else None
-        has_user = False
-        untimed, backwards = self.untimed.append, self.backwards.append
-        prev_key: tuple[int, str] | None = None
-        prev_ts: str | None = None
-        prev_index = -1  # the last record with a real instant
-        for index, record in enumerate(records):
-            if not isinstance(record, dict):
-                continue
-            role = record.get("role")
-            if role == "meta":
-                self.metas.append(record)
-                self.meta_lines.append(lines[index])
-                continue
-            if not isinstance(role, str):
-                continue
-            ts = record.get("timestamp")
-            if not isinstance(ts, str):
-                untimed(index)
-            elif ts == prev_ts:  # records of one raw event share its time, and its verdict
-                prev_index = index
-            else:
-                key = _parse_timestamp(ts)[0]
-                if key is None:
-                    untimed(index)
-                else:
-                    if prev_key is not None and key < prev_key:
-                        backwards((index, prev_index))
-                    prev_key, prev_ts, prev_index = key, ts, index
-            if role == "user":
-                has_user = True
-            elif role == "assistant":
-                self.assistants.append(record)
-                self.assistant_lines.append(lines[index])
-            elif role == "tool":
-                self.tools.append(record)
-                self.tool_lines.append(lines[index])
-        self.has_user = has_user
+        self.problems: list[Problem] = []
+        self.metas = 0
+        self.line_one = False  # line 1 holds a record that is not the meta record
+        self.has_user = self.has_assistant = False
         self.call_lines: dict[str, int] = {}
-        if self.tools:
-            call_lines = self.call_lines
-            for record, line in zip(self.assistants, self.assistant_lines):
-                calls = record.get("tool_calls")
-                if isinstance(calls, list):
-                    for call in calls:
-                        if isinstance(call, dict):
-                            call_id = call.get("id")
-                            if isinstance(call_id, str) and call_id and call_id not in call_lines:
-                                call_lines[call_id] = line
+        self.answered: dict[str, int] = {}
+        self.unlinked: list[tuple[int, str]] = []  # (line, call id) of results whose call has not come yet
+        self.last_key: tuple[int, str] | None = None  # the last real instant, its string and line
+        self.last_ts: str | None = None
+        self.last_line = 0
+
+    def add(self, record: Any, line: int) -> None:
+        """Judge the record on ``line`` (lines only grow from one call to the next)."""
+        if not isinstance(record, dict):
+            return  # the schema's to say
+        role = record.get("role")
+        if line == 1 and role != "meta":
+            _line_one(self, record)
+        if role == "meta":
+            _meta_first(self, record, line)
+            _meta_once(self, record, line)
+            _meta_source(self, record, line)
+            self.metas += 1
+            return
+        if not isinstance(role, str):
+            return
+        _timestamp(self, record, line)
+        if role == "user":
+            self.has_user = True
+        elif role == "assistant":
+            self.has_assistant = True
+            _assistant_content(self, record, line)
+            _tool_calls(self, record, line)
+        elif role == "tool":
+            _tool_link(self, record, line)
+            _duplicate_result(self, record, line)
+
+    def end(self, complete: bool = True) -> list[Problem]:
+        """The problems, with what needed the whole file: results whose call came later or never,
+        and (when every line could be read: ``complete``) ``SESSION_RULES``."""
+        _late_calls(self)
+        if complete:
+            for rule in SESSION_RULES:
+                rule(self)
+        return self.problems
 
 
-def _meta_first(session: _Session, add: Callable[[Problem], None]) -> None:
-    """``meta-first`` (seed, Letta): line 1 is the meta record. Said at the first meta record when
-    it is on a later line, and at the record that is on line 1 instead (``_meta_missing`` says it
-    of a file without any meta record)."""
-    if session.meta_lines and session.meta_lines[0] != 1:
-        line = session.meta_lines[0]
-        add(Problem(line, "meta-first", f"the meta record is on line {line}; it must be the first line of the file"))
-    if session.line_one is not None:
-        role = session.line_one.get("role")
-        what = f"a {_short(role, 30)} record" if isinstance(role, str) else "a record without a role"
-        add(Problem(1, "meta-first", f"line 1 is {what}; the first line must be the meta record, e.g. {_META_EXAMPLE}"))
+def _line_one(rules: _Rules, record: dict) -> None:
+    """``meta-first`` (seed, Letta): line 1 is the meta record. Said at the record on line 1 when it
+    is another (``_meta_first`` says it at a later meta record, ``_meta_missing`` of a file without
+    any)."""
+    rules.line_one = True
+    role = record.get("role")
+    what = f"a {_short(role, 30)} record" if isinstance(role, str) else "a record without a role"
+    rules.problems.append(
+        Problem(1, "meta-first", f"line 1 is {what}; the first line must be the meta record, e.g. {_META_EXAMPLE}"))
 
 
-def _meta_once(session: _Session, add: Callable[[Problem], None]) -> None:
+def _meta_first(rules: _Rules, record: dict, line: int) -> None:
+    """``meta-first`` (seed, Letta): the first meta record is on line 1; said at it when it is later."""
+    if not rules.metas and line != 1:
+        rules.problems.append(
+            Problem(line, "meta-first", f"the meta record is on line {line}; it must be the first line of the file"))
+
+
+def _meta_once(rules: _Rules, record: dict, line: int) -> None:
     """``meta-once`` (seed, Letta): no record after the first meta record is a meta record."""
-    for line in session.meta_lines[1:]:
-        add(Problem(line, "meta-once",
-                    "a second meta record; only line 1 may be meta — drop this one or "
-                    "split the file into one file per session"))
+    if rules.metas:
+        rules.problems.append(Problem(line, "meta-once",
+                                      "a second meta record; only line 1 may be meta — drop this one or "
+                                      "split the file into one file per session"))
 
 
-def _meta_source(session: _Session, add: Callable[[Problem], None]) -> None:
+def _meta_source(rules: _Rules, record: dict, line: int) -> None:
     """``meta-source`` (schema, seed, Letta): the meta record names its source. The schema and Letta
     reject a missing or empty one, the seed (Lerim's trace-folder rules) one of only whitespace."""
-    for record, line in zip(session.metas, session.meta_lines):
-        source = record.get("source", _MISSING)
-        if source is _MISSING or source is None or source == "":
-            add(Problem(line, "meta-source", "the meta record needs a non-empty source (your agent or workflow name)"))
-        elif isinstance(source, str) and not source.strip():
-            add(Problem(line, "meta-source",
-                        "the meta record's source is only whitespace; it must name your agent or workflow "
-                        "(Lerim's trace-folder rules), e.g. \"support-agent\""))
+    source = record.get("source", _MISSING)
+    if source is _MISSING or source is None or source == "":
+        rules.problems.append(
+            Problem(line, "meta-source", "the meta record needs a non-empty source (your agent or workflow name)"))
+    elif isinstance(source, str) and not source.strip():
+        rules.problems.append(Problem(line, "meta-source",
+                                      "the meta record's source is only whitespace; it must name your agent or "
+                                      "workflow (Lerim's trace-folder rules), e.g. \"support-agent\""))
 
 
-def _timestamp(session: _Session, add: Callable[[Problem], None]) -> None:
+def _timestamp(rules: _Rules, record: dict, line: int) -> None:
     """``timestamp`` (schema, seed, Letta): every record but the meta record has a timestamp that is
     a real ISO-8601 instant with a zone, in ASCII digits. The schema and Letta check its pattern;
-    the seed asks for an instant that exists (no February 30th, no hour 25)."""
-    for index in session.untimed:
-        line = session.lines[index]
-        ts = session.records[index].get("timestamp", _MISSING)
-        if ts is _MISSING:
-            add(Problem(line, "timestamp", f"missing timestamp; every non-meta record needs one, e.g. {_TS_EXAMPLE}"))
-        elif ts is None:
-            add(Problem(line, "timestamp", "timestamp is null; derive a real ISO-8601 time from the surrounding records"))
-        elif not isinstance(ts, str):
-            add(Problem(line, "timestamp", f"timestamp must be a string such as {_TS_EXAMPLE}, not {_kind(ts)}"))
-        else:
-            add(Problem(line, "timestamp", _parse_timestamp(ts)[1]))
+    the seed asks for an instant that exists (no February 30th, no hour 25).
+    ``timestamp-order`` (seed), a warning: timestamps never go backwards. Instants are compared, not
+    strings, so zone offsets count; a record without a real instant is passed over. One function
+    for both: the order is judged on the instant the first reads."""
+    ts = record.get("timestamp", _MISSING)
+    if ts.__class__ is str and ts == rules.last_ts:  # records of one raw event share its time, and its verdict
+        rules.last_line = line
+        return
+    if ts is _MISSING:
+        rules.problems.append(
+            Problem(line, "timestamp", f"missing timestamp; every non-meta record needs one, e.g. {_TS_EXAMPLE}"))
+    elif ts is None:
+        rules.problems.append(
+            Problem(line, "timestamp", "timestamp is null; derive a real ISO-8601 time from the surrounding records"))
+    elif not isinstance(ts, str):
+        rules.problems.append(
+            Problem(line, "timestamp", f"timestamp must be a string such as {_TS_EXAMPLE}, not {_kind(ts)}"))
+    else:
+        key, wrong = _parse_timestamp(ts)
+        if key is None:
+            rules.problems.append(Problem(line, "timestamp", wrong))
+            return
+        if rules.last_key is not None and key < rules.last_key:
+            rules.problems.append(Problem(
+                line, "timestamp-order",
+                f"timestamp {ts} is earlier than {rules.last_ts} on line {rules.last_line}; keep records in "
+                "chronological order (or check the zone offsets)", "warning"))
+        rules.last_key, rules.last_ts, rules.last_line = key, ts, line
 
 
-def _timestamp_order(session: _Session, add: Callable[[Problem], None]) -> None:
-    """``timestamp-order`` (seed), a warning: timestamps never go backwards. Instants are compared, not
-    strings, so zone offsets count; a record without a real instant is passed over."""
-    records, lines = session.records, session.lines
-    for index, before in session.backwards:
-        add(Problem(lines[index], "timestamp-order",
-                    f"timestamp {records[index]['timestamp']} is earlier than {records[before]['timestamp']} "
-                    f"on line {lines[before]}; keep records in chronological order (or check the zone offsets)",
-                    "warning"))
-
-
-def _assistant_content(session: _Session, add: Callable[[Problem], None]) -> None:
+def _assistant_content(rules: _Rules, record: dict, line: int) -> None:
     """``assistant-content`` (schema, seed, Letta): an assistant record's content is null exactly when
     it has tool_calls (a non-empty list), else non-empty text."""
-    for record, line in zip(session.assistants, session.assistant_lines):
-        content = record.get("content", _MISSING)
-        calls = record.get("tool_calls", _MISSING)
-        if calls is not _MISSING:
-            if content is not None and content is not _MISSING:
-                add(Problem(line, "assistant-content",
-                            "an assistant record with tool_calls must have content null; move the text "
-                            "into its own assistant record"))
-            elif content is _MISSING:
-                add(Problem(line, "assistant-content",
-                            'content is missing; an assistant record with tool_calls needs "content":null'))
-            if isinstance(calls, list) and not calls:
-                add(Problem(line, "assistant-content",
-                            "tool_calls is an empty list; drop the key (and give the reply text in content) "
-                            "or list the calls"))
-        elif content is None:
+    content = record.get("content", _MISSING)
+    calls = record.get("tool_calls", _MISSING)
+    add = rules.problems.append
+    if calls is not _MISSING:
+        if content is not None and content is not _MISSING:
             add(Problem(line, "assistant-content",
-                        "content is null but there are no tool_calls; null content is only for tool-call "
-                        "steps — give the reply text or add the calls"))
-        elif content == "":
+                        "an assistant record with tool_calls must have content null; move the text "
+                        "into its own assistant record"))
+        elif content is _MISSING:
             add(Problem(line, "assistant-content",
-                        "content is empty; an assistant reply needs non-empty text — fill it or drop the record"))
+                        'content is missing; an assistant record with tool_calls needs "content":null'))
+        if isinstance(calls, list) and not calls:
+            add(Problem(line, "assistant-content",
+                        "tool_calls is an empty list; drop the key (and give the reply text in content) "
+                        "or list the calls"))
+    elif content is None:
+        add(Problem(line, "assistant-content",
+                    "content is null but there are no tool_calls; null content is only for tool-call "
+                    "steps — give the reply text or add the calls"))
+    elif content == "":
+        add(Problem(line, "assistant-content",
+                    "content is empty; an assistant reply needs non-empty text — fill it or drop the record"))
 
 
-def _tool_calls(session: _Session, add: Callable[[Problem], None]) -> None:
+def _tool_calls(rules: _Rules, record: dict, line: int) -> None:
     """``duplicate-call-id`` (Letta): tool call ids are unique within the file; ``args-object`` (seed,
     Letta): a call's args is a string holding a JSON object. One function for both: they are
-    judged call by call, and each call's problems are reported together, in call order."""
-    seen: dict[str, int] = {}
-    for record, line in zip(session.assistants, session.assistant_lines):
-        calls = record.get("tool_calls")
-        if not isinstance(calls, list):
+    judged call by call, and each call's problems are reported together, in call order. Each id's
+    first call is kept for the results (``call_lines``)."""
+    calls = record.get("tool_calls")
+    if not isinstance(calls, list):
+        return
+    seen = rules.call_lines
+    add = rules.problems.append
+    for position, call in enumerate(calls):
+        if not isinstance(call, dict):
             continue
-        for position, call in enumerate(calls):
-            if not isinstance(call, dict):
-                continue
-            call_id = call.get("id")
-            if isinstance(call_id, str) and call_id:
-                if call_id in seen:
-                    add(Problem(line, "duplicate-call-id",
-                                f"tool_calls[{position}].id {_short(call_id)} is already used on line "
-                                f"{seen[call_id]}; tool call ids must be unique within a file (e.g. add a suffix "
-                                "like __2)"))
-                else:
-                    seen[call_id] = line
-            if "args" not in call:
-                continue
-            args = call["args"]
-            if isinstance(args, str):
-                try:
-                    parsed = _load_json(args)
-                except (ValueError, RecursionError) as exc:
-                    reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc) or "too deep"
-                    add(Problem(line, "args-object",
-                                f"tool_calls[{position}].args is not valid JSON ({_one_line(reason, 80)}); "
-                                "serialize the arguments object with json.dumps, e.g. {\"_raw\": \"...\"} for raw "
-                                "text"))
-                    continue
-                if not isinstance(parsed, dict):
-                    add(Problem(line, "args-object",
-                                f"tool_calls[{position}].args holds a JSON {_kind(parsed)}, not an object; wrap it "
-                                "in an object, e.g. {\"input\": ...}"))
-            elif isinstance(args, dict):
-                add(Problem(line, "args-object",
-                            f"tool_calls[{position}].args is a nested object; serialize it to a string with "
-                            "json.dumps(args)"))
+        call_id = call.get("id")
+        if isinstance(call_id, str) and call_id:
+            if call_id in seen:
+                add(Problem(line, "duplicate-call-id",
+                            f"tool_calls[{position}].id {_short(call_id)} is already used on line "
+                            f"{seen[call_id]}; tool call ids must be unique within a file (e.g. add a suffix "
+                            "like __2)"))
             else:
+                seen[call_id] = line
+        if "args" not in call:
+            continue
+        args = call["args"]
+        if isinstance(args, str):
+            try:
+                parsed = _load_json(args)
+            except (ValueError, RecursionError) as exc:
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc) or "too deep"
                 add(Problem(line, "args-object",
-                            f"tool_calls[{position}].args must be a string holding a JSON object, not {_kind(args)}"))
+                            f"tool_calls[{position}].args is not valid JSON ({_one_line(reason, 80)}); "
+                            "serialize the arguments object with json.dumps, e.g. {\"_raw\": \"...\"} for raw "
+                            "text"))
+                continue
+            if not isinstance(parsed, dict):
+                add(Problem(line, "args-object",
+                            f"tool_calls[{position}].args holds a JSON {_kind(parsed)}, not an object; wrap it "
+                            "in an object, e.g. {\"input\": ...}"))
+        elif isinstance(args, dict):
+            add(Problem(line, "args-object",
+                        f"tool_calls[{position}].args is a nested object; serialize it to a string with "
+                        "json.dumps(args)"))
+        else:
+            add(Problem(line, "args-object",
+                        f"tool_calls[{position}].args must be a string holding a JSON object, not {_kind(args)}"))
 
 
-def _tool_link(session: _Session, add: Callable[[Problem], None]) -> None:
+def _tool_link(rules: _Rules, record: dict, line: int) -> None:
     """``tool-link`` (seed, Letta): each tool record answers a tool call made earlier in the file.
-    Letta rejects a result whose call is nowhere; the seed also one that comes before its call."""
-    call_lines = session.call_lines
-    for record, line in zip(session.tools, session.tool_lines):
-        call_id = record.get("tool_call_id")
-        if call_id == "":
-            add(Problem(line, "tool-link", "tool_call_id is empty; set it to the id of the tool call this result answers"))
-        elif isinstance(call_id, str):
-            first = call_lines.get(call_id)
-            if first is None:
-                add(Problem(line, "tool-link",
-                            f"tool result for {_short(call_id)} matches no earlier tool call; "
-                            "fix the id or drop the orphan result"))
-            elif first > line:
-                add(Problem(line, "tool-link",
-                            f"tool result for {_short(call_id)} comes before its call on line {first}; "
-                            "a result must follow the assistant record that made the call"))
+    Letta rejects a result whose call is nowhere; the seed also one that comes before its call. A
+    result whose call has not come yet is judged at the end of the file (``_late_calls``)."""
+    call_id = record.get("tool_call_id")
+    if call_id == "":
+        rules.problems.append(
+            Problem(line, "tool-link", "tool_call_id is empty; set it to the id of the tool call this result answers"))
+    elif isinstance(call_id, str) and call_id not in rules.call_lines:
+        rules.unlinked.append((line, call_id))
 
 
-def _duplicate_result(session: _Session, add: Callable[[Problem], None]) -> None:
+def _late_calls(rules: _Rules) -> None:
+    """``tool-link`` (seed, Letta), for the results whose call had not come when they did: their call
+    comes later in the file, or nowhere. Said after every other problem of their line, which is
+    their place in ``RECORD_RULES``' order: no rule after ``tool-link`` judges such a result."""
+    for line, call_id in rules.unlinked:
+        first = rules.call_lines.get(call_id)
+        if first is None:
+            rules.problems.append(Problem(line, "tool-link",
+                                          f"tool result for {_short(call_id)} matches no earlier tool call; "
+                                          "fix the id or drop the orphan result"))
+        else:
+            rules.problems.append(Problem(line, "tool-link",
+                                          f"tool result for {_short(call_id)} comes before its call on line {first}; "
+                                          "a result must follow the assistant record that made the call"))
+
+
+def _duplicate_result(rules: _Rules, record: dict, line: int) -> None:
     """``duplicate-result`` (cleaner), a warning: each tool call has at most one result. Neither the
     schema nor Letta forbids a second; trajectory-cleaner advises against it."""
-    call_lines = session.call_lines
-    answered: dict[str, int] = {}
-    for record, line in zip(session.tools, session.tool_lines):
-        call_id = record.get("tool_call_id")
-        first = call_lines.get(call_id) if isinstance(call_id, str) else None
-        if first is None or first > line:
-            continue  # no call before this result: tool-link's to say
-        if call_id in answered:
-            add(Problem(line, "duplicate-result",
-                        f"a second result for tool call {_short(call_id)} (the first is on line "
-                        f"{answered[call_id]}); keep one result per call", "warning"))
-        else:
-            answered[call_id] = line
+    call_id = record.get("tool_call_id")
+    if not isinstance(call_id, str) or call_id not in rules.call_lines:
+        return  # no call before this result: tool-link's to say
+    first = rules.answered.setdefault(call_id, line)
+    if first != line:
+        rules.problems.append(Problem(line, "duplicate-result",
+                                      f"a second result for tool call {_short(call_id)} (the first is on line "
+                                      f"{first}); keep one result per call", "warning"))
 
 
-def _meta_missing(session: _Session, add: Callable[[Problem], None]) -> None:
+def _meta_missing(rules: _Rules) -> None:
     """``meta-first`` (seed, Letta), of the file as a whole: it has a meta record at all (when line 1
-    holds another record, ``_meta_first`` has said so there)."""
-    if not session.metas and session.line_one is None:
-        add(Problem(None, "meta-first", f"the file has no meta record; put {_META_EXAMPLE} on line 1"))
+    holds another record, ``_line_one`` has said so there)."""
+    if not rules.metas and not rules.line_one:
+        rules.problems.append(Problem(None, "meta-first", f"the file has no meta record; put {_META_EXAMPLE} on line 1"))
 
 
-def _no_user(session: _Session, add: Callable[[Problem], None]) -> None:
+def _no_user(rules: _Rules) -> None:
     """``no-user`` (Letta): the session has a user record; a warning with ``partial``, as Letta's
     ``validateTranscript(records, {partial: true})`` accepts a session without one."""
-    if not session.has_user:
-        add(Problem(None, "no-user",
-                    f"the session has no user record, which {_LETTA} rejects (\"Transcript must contain at "
-                    "least one user record\"); add the request or trigger that started the run",
-                    "warning" if session.partial else "error"))
+    if not rules.has_user:
+        rules.problems.append(Problem(
+            None, "no-user",
+            f"the session has no user record, which {_LETTA} rejects (\"Transcript must contain at "
+            "least one user record\"); add the request or trigger that started the run",
+            "warning" if rules.partial else "error"))
 
 
-def _no_assistant(session: _Session, add: Callable[[Problem], None]) -> None:
+def _no_assistant(rules: _Rules) -> None:
     """``no-assistant`` (Letta): the session has an assistant record; a warning with ``partial``, as
     Letta's ``validateTranscript(records, {partial: true})`` accepts a session without one."""
-    if not session.assistants:
-        add(Problem(None, "no-assistant",
-                    f"the session has no assistant record, which {_LETTA} rejects (\"Transcript must contain "
-                    "at least one assistant record\"); add the agent's reply or tool calls",
-                    "warning" if session.partial else "error"))
+    if not rules.has_assistant:
+        rules.problems.append(Problem(
+            None, "no-assistant",
+            f"the session has no assistant record, which {_LETTA} rejects (\"Transcript must contain "
+            "at least one assistant record\"); add the agent's reply or tool calls",
+            "warning" if rules.partial else "error"))
 
 
-#: The rules about records, in the order their problems on one line are reported.
-RECORD_RULES: tuple[Callable[[_Session, Callable[[Problem], None]], None], ...] = (
+#: The rules about records, in the order their problems on one line are reported (``_Rules.add``
+#: calls them in this order, each on the records of its role).
+RECORD_RULES: tuple[Callable[..., None], ...] = (
+    _line_one,
     _meta_first,
     _meta_once,
     _meta_source,
     _timestamp,
-    _timestamp_order,
     _assistant_content,
     _tool_calls,
     _tool_link,
+    _late_calls,
     _duplicate_result,
 )
 #: The rules about the session as a whole, reported after every line's, in this order. They stay
 #: quiet when a line could not be read: it may hold what looks missing.
-SESSION_RULES: tuple[Callable[[_Session, Callable[[Problem], None]], None], ...] = (
+SESSION_RULES: tuple[Callable[[_Rules], None], ...] = (
     _meta_missing,
     _no_user,
     _no_assistant,
@@ -1034,19 +1035,14 @@ SESSION_RULES: tuple[Callable[[_Session, Callable[[Problem], None]], None], ...]
 
 
 def _extra_rules(records: list, lines: Sequence[int], complete: bool = True, partial: bool = False) -> list[Problem]:
-    """The rules the schema cannot express, run rule after rule over the file. The caller sorts the
-    problems by line with a stable sort, so one line's problems come in the tables' order. With
-    ``partial`` (Letta's ``{partial: true}``), a session without a user or an assistant record is
-    only a warning."""
-    session = _Session(records, lines, partial)
-    problems: list[Problem] = []
-    add = problems.append
-    for rule in RECORD_RULES:
-        rule(session, add)
-    if complete:
-        for rule in SESSION_RULES:
-            rule(session, add)
-    return problems
+    """The rules the schema cannot express, over a file's records (on ``lines``). With ``partial``
+    (Letta's ``{partial: true}``), a session without a user or an assistant record is only a
+    warning."""
+    rules = _Rules(partial)
+    add = rules.add
+    for record, line in zip(records, lines):
+        add(record, line)
+    return rules.end(complete)
 
 
 # --------------------------------------------------------------------------

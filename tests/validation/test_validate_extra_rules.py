@@ -30,43 +30,45 @@ def result(call_id="c1"):
     return {"role": "tool", "tool_call_id": call_id, "content": "ok", "timestamp": T}
 
 
-def judge(rt, rule, records, lines=None, partial=False):
-    """What ``rule`` alone reports on ``records`` (on lines 1, 2, ... unless given)."""
-    session = rt._Session(records, lines or range(1, len(records) + 1), partial)
-    problems = []
-    rule(session, problems.append)
-    return [(p.line, p.rule, p.severity, p.message) for p in problems]
+def judge(rt, rule, records, lines=None, partial=False, whole=None):
+    """What the rules report under the id ``rule`` (or ids) on ``records`` (on lines 1, 2, ... unless
+    given), in the order they report it: of lines and of the whole file, or only of the whole file
+    (``whole`` True) or only of lines (False)."""
+    ids = (rule,) if isinstance(rule, str) else rule
+    problems = rt._extra_rules(records, lines or range(1, len(records) + 1), True, partial)
+    return [(p.line, p.rule, p.severity, p.message) for p in problems
+            if p.rule in ids and (whole is None or whole == (p.line is None))]
 
 
 def test_meta_first_at_the_record_on_line_one_and_at_a_late_meta(rt):
-    assert judge(rt, rt._meta_first, [USER, META]) == [
-        (2, "meta-first", "error", "the meta record is on line 2; it must be the first line of the file"),
+    assert judge(rt, "meta-first", [USER, META], whole=False) == [
         (1, "meta-first", "error", f'line 1 is a "user" record; the first line must be the meta record, e.g. {EXAMPLE}'),
+        (2, "meta-first", "error", "the meta record is on line 2; it must be the first line of the file"),
     ]
-    assert judge(rt, rt._meta_first, [{"content": "x"}, META])[1][3].startswith("line 1 is a record without a role;")
-    assert judge(rt, rt._meta_first, [META, USER]) == []
+    assert judge(rt, "meta-first", [{"content": "x"}, META], whole=False)[0][3].startswith("line 1 is a record without a role;")
+    assert judge(rt, "meta-first", [META, USER], whole=False) == []
 
 
 def test_meta_once_at_every_later_meta(rt):
-    assert judge(rt, rt._meta_once, [META, USER, META, META]) == [
+    assert judge(rt, "meta-once", [META, USER, META, META]) == [
         (line, "meta-once", "error", ("a second meta record; only line 1 may be meta — drop this one or split the "
                                      "file into one file per session")) for line in (3, 4)]
 
 
 def test_meta_source_missing_empty_or_blank(rt):
     needs = "the meta record needs a non-empty source (your agent or workflow name)"
-    assert judge(rt, rt._meta_source, [{"role": "meta"}]) == [(1, "meta-source", "error", needs)]
-    assert judge(rt, rt._meta_source, [{"role": "meta", "source": ""}]) == [(1, "meta-source", "error", needs)]
-    assert judge(rt, rt._meta_source, [{"role": "meta", "source": " \t"}]) == [
+    assert judge(rt, "meta-source", [{"role": "meta"}]) == [(1, "meta-source", "error", needs)]
+    assert judge(rt, "meta-source", [{"role": "meta", "source": ""}]) == [(1, "meta-source", "error", needs)]
+    assert judge(rt, "meta-source", [{"role": "meta", "source": " \t"}]) == [
         (1, "meta-source", "error", ("the meta record's source is only whitespace; it must name your agent or "
                                     "workflow (Lerim's trace-folder rules), e.g. \"support-agent\""))]
-    assert judge(rt, rt._meta_source, [{"role": "meta", "source": 5}]) == []  # the schema's to say
+    assert judge(rt, "meta-source", [{"role": "meta", "source": 5}]) == []  # the schema's to say
 
 
 def test_timestamp_missing_null_not_a_string_or_not_an_instant(rt):
     records = [META, {"role": "user"}, {**USER, "timestamp": None}, {**USER, "timestamp": 5},
                {**USER, "timestamp": "2026-02-30T09:00:00Z"}, USER]
-    assert judge(rt, rt._timestamp, records) == [
+    assert judge(rt, "timestamp", records) == [
         (2, "timestamp", "error", ("missing timestamp; every non-meta record needs one, e.g. 2026-05-16T09:00:00Z or "
                                   "2026-05-16T11:00:00+02:00")),
         (3, "timestamp", "error", "timestamp is null; derive a real ISO-8601 time from the surrounding records"),
@@ -79,7 +81,7 @@ def test_timestamp_missing_null_not_a_string_or_not_an_instant(rt):
 def test_timestamp_order_compares_instants_and_passes_over_the_unreadable(rt):
     records = [META, {**USER, "timestamp": "2026-05-16T09:00:00Z"}, {**USER, "timestamp": "2026-05-16T11:00:00+02:00"},
                {**USER, "timestamp": "soon"}, {**USER, "timestamp": "2026-05-16T08:59:59Z"}]
-    assert judge(rt, rt._timestamp_order, records) == [
+    assert judge(rt, "timestamp-order", records) == [
         (5, "timestamp-order", "warning", ("timestamp 2026-05-16T08:59:59Z is earlier than 2026-05-16T11:00:00+02:00 "
                                           "on line 3; keep records in chronological order (or check the zone offsets)"))]
 
@@ -100,7 +102,7 @@ def test_timestamp_order_warns_wherever_an_instant_is_earlier_than_the_one_befor
              for line, t in enumerate(times, 2) if t not in (None, "soon", "2026-02-30T00:00:00Z")]
     expected = [(line, before) for (before, earlier), (line, now) in pairwise(timed) if now < earlier]
     found = [(line, int(re.search(r"on line (\d+)", message).group(1)))
-             for line, rule, severity, message in judge(rt, rt._timestamp_order, records)]
+             for line, rule, severity, message in judge(rt, "timestamp-order", records)]
     assert found == expected
 
 
@@ -114,14 +116,14 @@ def test_assistant_content_null_exactly_with_tool_calls(rt):
         "content is empty; an assistant reply needs non-empty text": {**REPLY, "content": ""},
     }
     for start, record in cases.items():
-        [(line, rule, severity, message)] = judge(rt, rt._assistant_content, [META, record])
+        [(line, rule, severity, message)] = judge(rt, "assistant-content", [META, record])
         assert (line, rule, severity) == (2, "assistant-content", "error") and message.startswith(start), message
-    assert judge(rt, rt._assistant_content, [META, REPLY, calling(call())]) == []
+    assert judge(rt, "assistant-content", [META, REPLY, calling(call())]) == []
 
 
 def test_tool_calls_ids_unique_and_args_an_object_call_by_call(rt):
     records = [META, calling(call("a")), calling(call("a", "nope"), call("a", "[1]"), call("b", {"x": 1}), call("c", 5))]
-    assert judge(rt, rt._tool_calls, records) == [
+    assert judge(rt, ("duplicate-call-id", "args-object"), records) == [
         (3, "duplicate-call-id", "error", ('tool_calls[0].id "a" is already used on line 2; tool call ids must be '
                                           "unique within a file (e.g. add a suffix like __2)")),
         (3, "args-object", "error", ("tool_calls[0].args is not valid JSON (Expecting value); serialize the arguments "
@@ -138,7 +140,7 @@ def test_tool_calls_ids_unique_and_args_an_object_call_by_call(rt):
 
 def test_tool_link_empty_orphan_or_before_its_call(rt):
     records = [META, result(""), result("later"), result("nowhere"), calling(call("later")), result("later")]
-    assert judge(rt, rt._tool_link, records) == [
+    assert judge(rt, "tool-link", records) == [
         (2, "tool-link", "error", "tool_call_id is empty; set it to the id of the tool call this result answers"),
         (3, "tool-link", "error", ('tool result for "later" comes before its call on line 5; a result must follow '
                                   "the assistant record that made the call")),
@@ -149,30 +151,30 @@ def test_tool_link_empty_orphan_or_before_its_call(rt):
 
 def test_duplicate_result_names_the_first(rt):
     records = [META, result("c1"), calling(call("c1")), result("c1"), result("c1"), result(["not", "an", "id"])]
-    assert judge(rt, rt._duplicate_result, records) == [
+    assert judge(rt, "duplicate-result", records) == [
         (5, "duplicate-result", "warning", ('a second result for tool call "c1" (the first is on line 4); keep one '
                                            "result per call"))]
 
 
 def test_meta_missing_only_when_nothing_else_said_it(rt):
     message = f"the file has no meta record; put {EXAMPLE} on line 1"
-    assert judge(rt, rt._meta_missing, [USER], lines=[2]) == [(None, "meta-first", "error", message)]
-    assert judge(rt, rt._meta_missing, [USER]) == []  # line 1's record was named by _meta_first
-    assert judge(rt, rt._meta_missing, [META]) == []
+    assert judge(rt, "meta-first", [USER], lines=[2], whole=True) == [(None, "meta-first", "error", message)]
+    assert judge(rt, "meta-first", [USER], whole=True) == []  # line 1's record was named by _line_one
+    assert judge(rt, "meta-first", [META], whole=True) == []
 
 
 @pytest.mark.parametrize("partial", [False, True])
 def test_no_user_and_no_assistant_warn_when_partial(rt, partial):
     severity = "warning" if partial else "error"
-    assert judge(rt, rt._no_user, [META, REPLY], partial=partial) == [
+    assert judge(rt, "no-user", [META, REPLY], partial=partial) == [
         (None, "no-user", severity, ("the session has no user record, which Letta's runtime validator "
                                     "(validateTranscript) rejects (\"Transcript must contain at least one user "
                                     "record\"); add the request or trigger that started the run"))]
-    assert judge(rt, rt._no_assistant, [META, USER], partial=partial) == [
+    assert judge(rt, "no-assistant", [META, USER], partial=partial) == [
         (None, "no-assistant", severity, ("the session has no assistant record, which Letta's runtime validator "
                                          "(validateTranscript) rejects (\"Transcript must contain at least one "
                                          "assistant record\"); add the agent's reply or tool calls"))]
-    assert judge(rt, rt._no_user, [META, USER]) == judge(rt, rt._no_assistant, [META, REPLY]) == []
+    assert judge(rt, "no-user", [META, USER]) == judge(rt, "no-assistant", [META, REPLY]) == []
 
 
 def test_every_rule_is_in_a_table_and_says_its_origin(rt):
