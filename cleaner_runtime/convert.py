@@ -29,6 +29,7 @@ RECORD_OVERHEAD = 400  # bytes a small output record costs in memory, for --max-
 PRECUT = 4  # strings longer than PRECUT x their truncation limit are cut before redaction
 _MARKER = re.compile(r"\[\.\.\. ([0-9]+) characters truncated \.\.\.\]")
 KIND_CACHE_SIZE = 4096  # distinct discriminator values remembered by Converter.classify
+SETTLE_RECORDS = 4096  # records a session builder holds before it hands the final ones to its output
 SHORT_TEXT = 64  # strings up to this long have their redaction remembered (Privacy.redact)
 SHORT_CACHE_SIZE = 16384  # per redaction settings, shared by the sessions of a run
 _SHORT_CACHES: dict[tuple, dict[str, tuple[str, tuple[str, ...]]]] = {}
@@ -786,7 +787,15 @@ class SessionBuilder:
         self.c = converter
         self.privacy = privacy or converter.privacy
         self.key = key
-        self.records: list[dict] = []  # each with its own "timestamp" (None until finish fills it)
+        self.records: list[dict] = []  # each with its own "timestamp" (None until filled)
+        # With an output (a stream.SessionOutput), the records that are final are handed to it now
+        # and then and let go: ``released`` of them so far, the time the last of them had
+        # (``previous_ts``) and how many were given a neighbour's (``derived``).
+        self.output: Any = None
+        self.released = 0
+        self.settle_at = SETTLE_RECORDS
+        self.previous_ts: str | None = None
+        self.derived = 0
         self.meta: dict[str, str] = {}
         self.meta_wanted = [(key, paths) for key, paths in converter.meta_paths.items() if paths]  # not found yet
         self.stats = SessionStats()
@@ -867,6 +876,8 @@ class SessionBuilder:
                 f"{where}: the session's cleaned output passes the {round(limit / (1024 * 1024), 3):g} MiB limit "
                 "(nothing written); split the input, lower privacy.truncate, or raise --max-session-mb"
             )
+        if self.output is not None and len(self.records) >= self.settle_at:
+            self._settle()
 
     @property
     def seen(self) -> Counter:
@@ -919,6 +930,26 @@ class SessionBuilder:
             except (TimestampError, ValueError):
                 return (1, 0.0, value)
         return (1, 0.0, compact(value))
+
+    def position(self) -> int:
+        """The place in the session of the next record emitted (records let go included)."""
+        return self.released + len(self.records)
+
+    def _settle(self) -> None:
+        """Hand the records that are final to the output and let them go: those before the first
+        one still waiting for a helper's result, once a time is known to fill theirs with."""
+        records = self.records
+        end = len(records)
+        if self.offload is not None:
+            waiting = self.offload.waiting_from()
+            if waiting is not None:
+                end = min(end, waiting - self.released)
+        if end > 0 and self._fill_times(end):
+            done = records[:end]
+            del records[:end]
+            self.released += end
+            self.output.add(done)
+        self.settle_at = len(records) + SETTLE_RECORDS
 
     # -- emitting ------------------------------------------------------------------------------
     def _emit(self, record: dict, text: str, tool: bool, ts: str | None) -> None:
@@ -1238,50 +1269,66 @@ class SessionBuilder:
                 f"session {self.key}: every one of its {self.calls_seen} tool call(s) was lost "
                 f"({', '.join(r for r in self.stats.skipped if 'call' in r) or 'see the skips'}); fix the call "
                 "fields of the mapping (tool_name, call_id, args)")
-        if not self.records:
+        if not self.records and not self.released:
             raise SessionSkipped("no records to write")
         for role, policy in (("user", "without_user"), ("assistant", "without_assistant")):
-            if self.c.sessions.get(policy) == "skip" and not any(r["role"] == role for r in self.records):
+            if self.c.sessions.get(policy) == "skip" and not any(r["role"] == role for r in self.records) \
+                    and (self.output is None or role not in self.output.roles):
                 raise SessionSkipped(f"no {role} record (sessions.{policy}: skip)")
-        self._fill_times()
+        if not self._fill_times(len(self.records)):
+            self._fall_back()
+        derived = self.derived - self.unreadable_times
+        if derived > 0:
+            self.stats.repair("timestamps derived from neighbouring records", derived)
+        if self.unreadable_times:
+            self.stats.repair("unreadable timestamps replaced by a neighbour's", self.unreadable_times)
         meta: dict[str, Any] = {"role": "meta", "source": self.c.source}
         for key in ("cwd", "git_branch", "model"):
             if key in self.meta:
                 meta[key] = self.meta[key]
         records = self.records
+        if self.output is not None:
+            self.output.add(records)
+            records.clear()
+            return [meta]
         records.insert(0, meta)  # in place: a large session is not held in a second list
         return records
 
-    def _fill_times(self) -> None:
-        """Give every record without a readable time its neighbour's: the previous record's, else
-        (at the start) the first known one; a session with none takes the mapping's fallback."""
+    def _fill_times(self, end: int) -> bool:
+        """Give each of the first ``end`` records without a readable time its neighbour's: the
+        previous record's, else (at the session's start) the first known one; False, and nothing
+        filled, while none of the session's records so far has a time."""
         records = self.records
-        first = next((r["timestamp"] for r in records if r["timestamp"] is not None), None)
-        if first is None:
-            if self.unreadable_times:
-                raise SessionFailed(
-                    f"{self.first_time_error}; no timestamp in this session could be read "
-                    "(check timestamps.format, timestamps.layout and timestamps.fields)"
-                )
-            fallback = self._fallback_time()
-            for record in records:
-                record["timestamp"] = fallback
-            self.stats.repair(f"timestamps from the session fallback ({self.c.ts_fallback})", len(records))
-            return
+        previous = self.previous_ts
+        if previous is None:
+            previous = next((records[i]["timestamp"] for i in range(end) if records[i]["timestamp"] is not None),
+                            None)
+            if previous is None:
+                return False
         derived = 0
-        previous = first
-        for record in records:
+        for i in range(end):
+            record = records[i]
             ts = record["timestamp"]
             if ts is None:
                 derived += 1
                 record["timestamp"] = previous
             else:
                 previous = ts
-        derived -= self.unreadable_times
-        if derived > 0:
-            self.stats.repair("timestamps derived from neighbouring records", derived)
+        self.previous_ts = previous
+        self.derived += derived
+        return True
+
+    def _fall_back(self) -> None:
+        """A session in which no record has a readable time: each takes the mapping's fallback."""
         if self.unreadable_times:
-            self.stats.repair("unreadable timestamps replaced by a neighbour's", self.unreadable_times)
+            raise SessionFailed(
+                f"{self.first_time_error}; no timestamp in this session could be read "
+                "(check timestamps.format, timestamps.layout and timestamps.fields)"
+            )
+        fallback = self._fallback_time()
+        for record in self.records:
+            record["timestamp"] = fallback
+        self.stats.repair(f"timestamps from the session fallback ({self.c.ts_fallback})", len(self.records))
 
     def _fallback_time(self) -> str:
         c = self.c

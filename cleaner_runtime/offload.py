@@ -150,13 +150,15 @@ class _Batch:
     """One batch of a session: the places its results go, the sum of their bounds, and its
     results once they are known (``helper``: the link it was sent on; None if cleaned here).
     ``items`` are what was sent, kept until the answer comes, so that the main process can clean
-    them itself if the helper is lost on the way."""
+    them itself if the helper is lost on the way. ``first``: the place in the session of the
+    first record its results go to."""
 
-    __slots__ = ("bound", "helper", "items", "places", "results")
+    __slots__ = ("bound", "first", "helper", "items", "places", "results")
 
-    def __init__(self, places: list, bound: int):
+    def __init__(self, places: list, bound: int, first: int = 0):
         self.places = places
         self.bound = bound
+        self.first = first
         self.helper: _Link | None = None
         self.results: tuple | None = None
         self.items: tuple[bytes, list] | None = None
@@ -304,12 +306,18 @@ class Offload:
     most its result can be: its truncation limit, or every character becoming a placeholder), and
     only when that bound passes the limit does it wait for the results and compare the exact
     size, which is then what a run without helpers compares at the same record.
+
+    ``position`` gives the place in the session of the record a string sent now goes to (the
+    builder's next record): ``waiting_from`` then says which records may still have a hole.
     """
 
-    def __init__(self, helpers: Helpers, privacy: Any, limit: int, size: int = 0):
+    def __init__(self, helpers: Helpers, privacy: Any, limit: int, size: int = 0,
+                 position: Callable[[], int] = lambda: 0):
         self.helpers = helpers
         self.privacy = privacy
         self.limit = limit
+        self.position = position
+        self.first = 0  # the place of the record the batch being made begins with
         redactor = privacy.redactor
         # a result is at most its truncation limit, or each character becoming "[REDACTED:<class>]"
         self.growth = 12 + redactor.longest_class if redactor is not None else 1
@@ -333,6 +341,8 @@ class Offload:
         self._add(ARGS, args, container, key, 2 * self.growth * length + 16, length)
 
     def _add(self, kind: int, value: Any, container: Any, key: Any, bound: int, chars: int) -> None:
+        if not self.values:
+            self.first = self.position()
         self.kinds.append(kind)
         self.values.append(value)
         self.places.append((container, key))
@@ -380,7 +390,7 @@ class Offload:
         """The batch being made, as items to clean and a _Batch to hold their results (None when
         it is empty); a new one is begun."""
         items = (bytes(self.kinds), self.values)
-        batch = _Batch(self.places, self.bound) if self.values else None
+        batch = _Batch(self.places, self.bound, self.first) if self.values else None
         self.kinds, self.values, self.places, self.bound, self.chars = bytearray(), [], [], 0, 0
         return items, batch
 
@@ -397,6 +407,13 @@ class Offload:
             if found:
                 privacy.counts.update(dict(found))
             privacy.truncated += truncated
+
+    def waiting_from(self) -> int | None:
+        """The place of the first record a result not yet applied goes to; None when there is none
+        (the records before it are complete: results go to records in the order they were made)."""
+        if self.sent:
+            return self.sent[0].first
+        return self.first if self.values else None
 
     def settle(self) -> None:
         """Clean what is left, wait for everything and apply it: the records are then complete.

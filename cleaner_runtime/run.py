@@ -60,6 +60,7 @@ from .readers import (
     jsonl_spans,
     read_records,
 )
+from .stream import SessionOutput
 from .trees import flatten_children
 from .writer import (
     Committer,
@@ -197,6 +198,10 @@ class Cleaner:
             self.converter = Converter(self.mapping, adapter=self.adapter)
             self.converter.max_session_chars = self.max_session_chars
         builder = self.converter.session(job.key, privacy)
+        if self.hooks.session is None:  # a session hook needs the whole list: the session is held
+            judge = self.validator.judge()
+            if judge is not None:
+                builder.output = SessionOutput(judge, self.converter.source)
         try:
             builder.mtime = os.stat(job.files[0].path).st_mtime
         except OSError:
@@ -218,7 +223,8 @@ class Cleaner:
                     and session.privacy.redactor is not None:
                 # a large session: from here on the helpers redact its long strings (a small one
                 # would spend more time waiting for their last batch than it saves)
-                builder.offload = Offload(self.helpers, session.privacy, self.max_session_chars, builder.size)
+                builder.offload = Offload(self.helpers, session.privacy, self.max_session_chars, builder.size,
+                                          builder.position)
                 builder.size_sent = builder.size
         except (SessionFailed, SessionSkipped, InputError) as exc:
             self._end(session, exc)
@@ -259,12 +265,17 @@ class Cleaner:
         if not session.done:
             try:
                 out = builder.finish()
-                if self.hooks.session is not None:
-                    mapped, private = list(out), [_private_strings(r) for r in out]
-                    out = self.hooks.transform_session(out, job.key, [str(f.path) for f in job.files])
-                    guard_hook_output(out, mapped, private, session.privacy)
-                    del mapped, private
-                problems = self.validator.check_records(out)
+                if builder.output is not None:  # the records are judged and encoded: only the meta record is here
+                    problems, chunks = builder.output.end(out[0])
+                    rows = builder.output.count
+                else:
+                    if self.hooks.session is not None:
+                        mapped, private = list(out), [_private_strings(r) for r in out]
+                        out = self.hooks.transform_session(out, job.key, [str(f.path) for f in job.files])
+                        guard_hook_output(out, mapped, private, session.privacy)
+                        del mapped, private
+                    problems = self.validator.check_records(out)
+                    rows = len(out)
                 errors = [p for p in problems if p.severity == "error"]
                 outcome.warnings = [
                     (f"line {p.line}: " if p.line else "") + f"{p.rule}: {p.message}"
@@ -282,11 +293,14 @@ class Cleaner:
                         f"{job.key}: its output {target} would overwrite an input file (nothing written); "
                         "choose an --output outside --input"
                     )
-                # serialised as it is written, each record let go once written: never held twice;
-                # plain JSON as the builder makes it, unless a session hook had its say
-                lines = Lines(out, release=True, plain=self.hooks.session is None)
+                if builder.output is not None:
+                    lines: Any = chunks
+                else:
+                    # serialised as it is written, each record let go once written: never held twice;
+                    # plain JSON as the builder makes it, unless a session hook had its say
+                    lines = Lines(out, release=True, plain=self.hooks.session is None)
                 outcome.output = str(job.target)
-                outcome.rows = len(out)
+                outcome.rows = rows
                 try:
                     if hold is None:
                         outcome.pending = write_atomic(target, lines, self.committer)
@@ -294,8 +308,9 @@ class Cleaner:
                         write_held(target, lines, hold, self.committer)
                 except OSError as exc:
                     outcome.fail_write(exc)
-                if lines.replaced:
-                    builder.stats.repair("lone surrogates replaced by U+FFFD", lines.replaced)
+                replaced = builder.output.replaced if builder.output is not None else lines.replaced
+                if replaced:
+                    builder.stats.repair("lone surrogates replaced by U+FFFD", replaced)
             except (SessionFailed, SessionSkipped, InputError) as exc:
                 self._end(session, exc)
             except Exception as exc:  # noqa: BLE001 - a bug: this session fails, the run goes on

@@ -647,6 +647,19 @@ class TrajectoryValidator:
         errors.sort(key=lambda e: (len(e.path), _ERROR_ORDER.get(e.validator, 9)))
         return "; ".join(dict.fromkeys(_format_error(e) for e in errors[:3]))
 
+    # -- a file a record at a time -------------------------------------------------------
+    def judge(self) -> "Judge | None":
+        """A ``Judge``: ``check_records``' verdict on records handed a few at a time, none of them
+        held; None when this schema needs the whole list at once (see ``Judge``)."""
+        if self._item_fn is None:
+            return None
+        for key, value in self.schema.items():
+            if key in _LIST_BY_LENGTH and value not in _LIST_BY_LENGTH[key]:
+                return None
+            if key not in _LIST_BY_LENGTH and key not in _ANNOTATIONS and key != "items":
+                return None
+        return Judge(self)
+
     # -- all rules -----------------------------------------------------------------------
     def check_records(self, records: list[dict]) -> list[Problem]:
         """Schema verdict plus the extra rules; ``line`` is index + 1."""
@@ -661,6 +674,63 @@ class TrajectoryValidator:
         problems = self._schema_problems(records, lines)
         problems.extend(_extra_rules(records, lines, complete, self.partial))
         return _sorted(problems)
+
+
+#: The keywords of a schema's top level that ``Judge`` can judge without the list: with these values
+#: they hold of every list of at least one item (a session always has its meta record).
+_LIST_BY_LENGTH: dict[str, tuple] = {"type": ("array", ["array"]), "minItems": (0, 1)}
+#: Keywords that say nothing of the list (annotations, and the definitions ``items`` refers to).
+_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "$defs", "definitions", "title", "description", "examples",
+                          "default", "deprecated", "readOnly", "writeOnly"})
+
+
+class Judge:
+    """``check_records``' problems for a session whose records come a few at a time, in line order,
+    and are let go once judged: the schema's compiled check of each record and the rules beyond it
+    (``_Rules``) as it comes, the list as a whole at the end.
+
+    Only for a schema that says nothing of the list but that it is an array with at least one item
+    (``TrajectoryValidator.judge``; the trajectory-v1 schema, bundled or Lerim's, is such), which
+    holds of every session (it has its meta record) and needs no list; any other schema's verdict
+    is taken on the whole list by ``check_records``.
+
+    The meta record is the one record judged apart: a cleaner knows its role and source when the
+    session starts, which is all the rules read of it (``add_rules``), and the rest of it only at
+    the end (``add_schema``)."""
+
+    __slots__ = ("_validator", "broken", "rules", "schema_problems")
+
+    def __init__(self, validator: TrajectoryValidator):
+        self._validator = validator
+        self.rules = _Rules(validator.partial)
+        self.schema_problems: list[Problem] = []
+        self.broken = False  # the schema could not be applied to a record: no record is checked after it
+
+    def add(self, record: Any, line: int) -> None:
+        """Judge the record on ``line`` by the schema and the rules beyond it."""
+        self.add_schema(record, line)
+        self.rules.add(record, line)
+
+    def add_rules(self, record: Any, line: int) -> None:
+        self.rules.add(record, line)
+
+    def add_schema(self, record: Any, line: int) -> None:
+        if self.broken:
+            return
+        validator = self._validator
+        try:
+            if validator._item_fn(record):
+                return
+        except Exception as exc:  # noqa: BLE001 - an unresolvable $ref must not crash a report
+            self.broken = True
+            self.schema_problems.append(
+                Problem(None, "schema", f"the schema could not be applied: {_one_line(str(exc))}"))
+            return
+        self.schema_problems.append(Problem(line, "schema", validator._explain(record)))
+
+    def end(self) -> list[Problem]:
+        """Every problem, sorted as ``check_records`` sorts them."""
+        return _sorted(self.schema_problems + self.rules.end(True))
 
 
 def _jsonschema_validator(schema: dict) -> Any:
