@@ -7,7 +7,8 @@ atomically, and a session that fails leaves any earlier output of the same name 
 
 Memory is bounded by flags, each named in the message when it is hit: ``--max-line-mb`` (one
 JSONL line), ``--max-document-mb`` (one JSON array/object file) and ``--max-session-mb`` (the
-cleaned records of one session, which are held until the session is validated and written).
+cleaned output of one session, held until the session is written: as encoded lines, each record
+validated once final, or as the records themselves for a session hook; see ``stream``).
 Raw records are never kept: each is mapped as soon as it is read, also when sessions are grouped
 by a field across files.
 """
