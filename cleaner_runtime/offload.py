@@ -12,6 +12,7 @@ helpers: only the time differs.
 
 from __future__ import annotations
 
+import json
 import pickle
 import sys
 from collections import deque
@@ -23,6 +24,7 @@ BATCH_ITEMS = 2048  # strings sent per batch
 PIPE_BYTES = 1 << 20  # a pipe's room (pickled, a batch is about a quarter of this; more if not ASCII)
 IN_FLIGHT = 2  # batches per helper not yet received: one it cleans, one it has next; past that
 # the main process cleans a batch itself
+JUDGE_IN_FLIGHT = 8  # chunks of lines (2,048 each) a helper has yet to judge before the main process waits
 
 _PRIVACY: Any = None
 
@@ -30,6 +32,8 @@ try:  # the optional fast extra: only to bound lengths here, never for output
     import orjson
 except ImportError:
     orjson = None
+
+from .writer import read_line
 
 
 def serialised_bound(value: Any) -> int:
@@ -62,6 +66,7 @@ def _init_helper(settings: dict) -> None:
 
 
 TEXT, TOOL_TEXT, ARGS = 0, 1, 2  # what a batch's item is, one byte each
+LOST = "lost"  # the answer of a RemoteJudge request whose helper was lost before it answered
 
 
 def _clean_batch(batch: tuple[bytes, list], privacy: Any = None) -> tuple[list[str], list[tuple[int, tuple, int]]]:
@@ -86,6 +91,50 @@ def _clean_batch(batch: tuple[bytes, list], privacy: Any = None) -> tuple[list[s
         if counts or privacy.truncated != before:
             extras.append((i, tuple(counts.items()), privacy.truncated - before))
     return out, extras
+
+
+# The session a helper judges (``RemoteJudge``): its validate.Judge, its last line, the first error.
+_JUDGING: dict[str, Any] = {}
+_VALIDATORS: dict[tuple[str, bool], Any] = {}  # by schema text and partial, made once per helper
+
+
+def _judging(request: tuple) -> Any:
+    """A request of ``RemoteJudge``, in a helper: ``("begin", schema, partial, source)``, then
+    ``("lines", chunk)`` for each chunk of JSON lines as written, then ``("end", meta_line)``,
+    answered with the session's problems (or the HelperFailed of an error on the way; the answers
+    before are True, so that an error never surfaces in the middle of other work)."""
+    op = request[0]
+    if op == "begin":
+        from .validate import TrajectoryValidator
+
+        _, schema, partial, source = request
+        key = (json.dumps(schema, sort_keys=True), partial)
+        if key not in _VALIDATORS:
+            _VALIDATORS.clear()
+            _VALIDATORS[key] = TrajectoryValidator(schema, partial)
+        judge = _VALIDATORS[key].judge()
+        judge.add_rules({"role": "meta", "source": source}, 1)
+        _JUDGING.update(judge=judge, line=1, error=None)
+        return True
+    if _JUDGING.get("error") is None:
+        try:
+            judge = _JUDGING["judge"]
+            if op == "lines":
+                line = _JUDGING["line"]
+                for text in request[1].split(b"\n")[:-1]:
+                    line += 1
+                    judge.add(read_line(text), line)
+                _JUDGING["line"] = line
+            else:
+                judge.add_schema(read_line(request[1]), 1)
+        except Exception as exc:  # noqa: BLE001 - a bug: its session fails with it, the helper serves on
+            _JUDGING["error"] = HelperFailed(f"{exc.__class__.__name__}: {exc}")
+    if op != "end":
+        return True
+    error = _JUDGING.pop("error")
+    problems = _JUDGING.pop("judge").end() if error is None else error
+    _JUDGING.clear()
+    return problems
 
 
 class HelperFailed(Exception):
@@ -125,7 +174,8 @@ def _helper_main(inbox: Any, outbox: Any, inherited: list, settings: Any) -> Non
         if not data:
             return
         try:
-            answer: Any = _clean_batch(pickle.loads(data))
+            request = pickle.loads(data)
+            answer: Any = _judging(request) if request[0].__class__ is str else _clean_batch(request)
         except Exception as exc:  # noqa: BLE001 - a bug: its session fails with it, the helper serves the next
             answer = HelperFailed(f"{exc.__class__.__name__}: {exc}")
         try:
@@ -151,14 +201,16 @@ class _Batch:
     results once they are known (``helper``: the link it was sent on; None if cleaned here).
     ``items`` are what was sent, kept until the answer comes, so that the main process can clean
     them itself if the helper is lost on the way. ``first``: the place in the session of the
-    first record its results go to."""
+    first record its results go to. A ``judging`` batch is a request of ``RemoteJudge``, whose
+    results are its answer (``LOST`` when the helper was lost before it answered)."""
 
-    __slots__ = ("bound", "first", "helper", "items", "places", "results")
+    __slots__ = ("bound", "first", "helper", "items", "judging", "places", "results")
 
-    def __init__(self, places: list, bound: int, first: int = 0):
+    def __init__(self, places: list, bound: int, first: int = 0, judging: bool = False):
         self.places = places
         self.bound = bound
         self.first = first
+        self.judging = judging
         self.helper: _Link | None = None
         self.results: tuple | None = None
         self.items: tuple[bytes, list] | None = None
@@ -170,7 +222,7 @@ class _Link:
     batch in the main process: for the batches of a helper that is lost (killed from outside,
     out of memory), which is then no longer sent anything (``lost``)."""
 
-    __slots__ = ("answers", "here", "lost", "process", "requests", "waiting")
+    __slots__ = ("answers", "batches", "here", "lost", "process", "requests", "waiting")
 
     def __init__(self, process: Any, requests: Any, answers: Any, here: Callable[[], Any]):
         self.process = process
@@ -179,11 +231,14 @@ class _Link:
         self.here = here
         self.lost = False
         self.waiting: deque[_Batch] = deque()
+        self.batches = 0  # of ``waiting``, the batches of strings (not ``RemoteJudge``'s requests)
 
-    def send(self, batch: _Batch, items: tuple[bytes, list]) -> None:
+    def send(self, batch: _Batch, items: Any) -> None:
         batch.helper = self
         batch.items = items
         self.waiting.append(batch)
+        if not batch.judging:
+            self.batches += 1
         try:
             self.requests.send_bytes(pickle.dumps(items, pickle.HIGHEST_PROTOCOL))
         except OSError:  # the helper is gone
@@ -199,6 +254,10 @@ class _Link:
         answer = pickle.loads(data)
         batch = self.waiting.popleft()
         batch.items = None
+        if batch.judging:  # RemoteJudge.end reads it, errors included
+            batch.results = answer
+            return
+        self.batches -= 1
         if isinstance(answer, HelperFailed):
             raise answer
         batch.results = answer
@@ -213,8 +272,9 @@ class _Link:
                   "the main process redacts its strings from here on", file=sys.stderr)
         while self.waiting:
             batch = self.waiting.popleft()
-            batch.results = _clean_batch(batch.items, self.here())
+            batch.results = LOST if batch.judging else _clean_batch(batch.items, self.here())
             batch.items = None
+        self.batches = 0
 
     def receive_ready(self) -> None:
         """Every answer already here, without waiting."""
@@ -275,7 +335,7 @@ class Helpers:
             if link.lost:
                 continue
             link.receive_ready()
-            if len(link.waiting) < IN_FLIGHT and (best is None or len(link.waiting) < len(best.waiting)):
+            if link.batches < IN_FLIGHT and (best is None or link.batches < best.batches):
                 best = link
         return best
 
@@ -426,3 +486,56 @@ class Offload:
             self.sent.append(batch)
         while self.sent:
             self._apply_oldest()
+
+
+class RemoteJudge:
+    """One large session's records judged in a helper (``validate.Judge`` there), from its lines as
+    written, while the main process maps the records after them.
+
+    Judging is about a sixth of the main process's work on one large session. The lines are
+    encoded in the main process anyway, and sending bytes costs a copy; the helper reads them
+    back and judges them in order, one helper for the whole session (the rules carry state from
+    line to line). The answer is the problems ``Judge.end`` gives: the records a line reads back
+    as are the records (plain JSON, read exactly), but for a lone surrogate, which is judged as
+    the U+FFFD it is written as. ``end`` is None when the helper was lost: the caller judges the
+    lines itself."""
+
+    def __init__(self, helpers: Helpers, schema: Any, partial: bool, source: Any):
+        self.link = next((link for link in helpers.links if not link.lost), None)
+        self.sent: deque[_Batch] = deque()  # requests not known to be answered, oldest first
+        if self.link is not None:
+            self._send(("begin", schema, partial, source))
+
+    def _send(self, request: tuple) -> _Batch:
+        batch = _Batch([], 0, judging=True)
+        self.link.send(batch, request)  # type: ignore[union-attr]
+        self.sent.append(batch)
+        return batch
+
+    def lines(self, chunk: bytes) -> None:
+        """Judge the next lines (each ended by a newline). A helper behind by ``JUDGE_IN_FLIGHT``
+        chunks is waited for: the lines it has yet to judge are held by both processes."""
+        link = self.link
+        if link is None or link.lost:
+            return
+        sent = self.sent
+        while sent and sent[0].results is not None:
+            sent.popleft()
+        while len(sent) >= JUDGE_IN_FLIGHT and sent[0].results is None and not link.lost:
+            link.receive()
+        self._send(("lines", chunk))
+
+    def end(self, meta_line: bytes) -> list | None:
+        """The session's problems, once the meta record (line 1) is judged; None if the helper was
+        lost on the way. Raises HelperFailed when judging raised there (a bug, as in one process)."""
+        link = self.link
+        if link is None or link.lost:
+            return None
+        batch = self._send(("end", meta_line))
+        while batch.results is None and not link.lost:
+            link.receive()
+        if link.lost or batch.results is LOST:
+            return None
+        if isinstance(batch.results, HelperFailed):
+            raise batch.results
+        return batch.results

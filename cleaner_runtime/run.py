@@ -47,7 +47,7 @@ from .hooks import DocumentContext, Hooks, HooksError
 from .mapping import MappingError, compile_path, compile_paths, read_mapping
 from .model import Mapping
 from .model import Session as SessionSettings
-from .offload import Helpers, Offload
+from .offload import Helpers, Offload, RemoteJudge
 from .pool import pool_process_signals, run_task, stop_now
 from .readers import (
     MAX_DOCUMENT_MB,
@@ -200,9 +200,7 @@ class Cleaner:
             self.converter.max_session_chars = self.max_session_chars
         builder = self.converter.session(job.key, privacy)
         if self.hooks.session is None:  # a session hook needs the whole list: the session is held
-            judge = self.validator.judge()
-            if judge is not None:
-                builder.output = SessionOutput(judge, self.converter.source)
+            builder.output = SessionOutput.of(self.validator, self.converter.source)
         try:
             builder.mtime = os.stat(job.files[0].path).st_mtime
         except OSError:
@@ -226,6 +224,9 @@ class Cleaner:
                 # would spend more time waiting for their last batch than it saves)
                 builder.offload = Offload(self.helpers, session.privacy, self.max_session_chars, builder.size,
                                           builder.position)
+                if builder.output is not None:  # and a helper judges its lines
+                    builder.output.to_helper(RemoteJudge(self.helpers, self.validator.schema, self.validator.partial,
+                                                         self.converter.source))
                 builder.size_sent = builder.size
         except (SessionFailed, SessionSkipped, InputError) as exc:
             self._end(session, exc)

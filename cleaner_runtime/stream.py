@@ -19,45 +19,88 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-from .validate import Judge, Problem
-from .writer import Lines
+from .validate import Judge, Problem, TrajectoryValidator
+from .writer import Lines, read_line
 
 
 class SessionOutput:
     """One session's judged and encoded lines; ``count`` lines so far (the meta record's included),
-    ``replaced`` lone surrogates written as U+FFFD, ``roles`` the roles of the records taken."""
+    ``replaced`` lone surrogates written as U+FFFD, ``roles`` the roles of the records taken.
 
-    __slots__ = ("chunks", "count", "judge", "replaced", "roles")
+    ``to_helper`` hands the judging to a helper process (``offload.RemoteJudge``) from then on, the
+    lines so far included: a large session's main process then only encodes."""
 
-    def __init__(self, judge: Judge, source: Any):
-        self.judge = judge
+    __slots__ = ("chunks", "count", "judge", "remote", "replaced", "roles", "source", "validator")
+
+    def __init__(self, validator: TrajectoryValidator, source: Any):
+        self.validator = validator
+        self.source = source
+        self.judge = self._judge()
+        self.remote: Any = None
         self.chunks: deque[bytes] = deque()
         self.count = 1  # line 1 is the meta record's
         self.replaced = 0
         self.roles: set[Any] = set()
-        judge.add_rules({"role": "meta", "source": source}, 1)
+
+    @classmethod
+    def of(cls, validator: TrajectoryValidator, source: Any) -> SessionOutput | None:
+        """An output for a session judged by ``validator``; None when its schema needs the whole list."""
+        return cls(validator, source) if validator.judge() is not None else None
+
+    def _judge(self) -> Judge:
+        judge = self.validator.judge()
+        judge.add_rules({"role": "meta", "source": self.source}, 1)
+        return judge
+
+    def to_helper(self, remote: Any) -> None:
+        """Judge in a helper from now on: the lines so far are sent to it, to be judged again there."""
+        self.remote = remote
+        self.judge = None  # type: ignore[assignment]
+        for chunk in self.chunks:
+            remote.lines(chunk)
 
     def add(self, records: list[dict]) -> None:
         """Judge and encode final records, the next lines of the file (the caller lets them go)."""
-        judge, roles = self.judge, self.roles
-        line = self.count
+        roles = self.roles
         for record in records:
-            line += 1
-            judge.add(record, line)
             roles.add(record["role"])
-        self.count = line
         lines = Lines(records, plain=True)
-        self.chunks.extend(lines)
+        chunks = list(lines)
+        self.chunks.extend(chunks)
         self.replaced += lines.replaced
+        if self.remote is not None:
+            for chunk in chunks:
+                self.remote.lines(chunk)
+        else:
+            judge = self.judge
+            line = self.count
+            for record in records:
+                line += 1
+                judge.add(record, line)
+        self.count += len(records)
 
     def end(self, meta: dict) -> tuple[list[Problem], Iterator[bytes]]:
         """The session's problems, and its lines, the meta record's first: each chunk is let go once
         it has been written."""
-        self.judge.add_schema(meta, 1)
         head = Lines([meta], plain=True)
-        self.chunks.appendleft(b"".join(head))
+        line = b"".join(head)
         self.replaced += head.replaced
-        return self.judge.end(), self._drained()
+        problems = self.remote.end(line) if self.remote is not None else None
+        if problems is None:
+            if self.judge is None:  # the helper was lost: the lines are judged here, as written
+                self.judge = self._judge()
+                self._judge_lines()
+            self.judge.add_schema(meta, 1)
+            problems = self.judge.end()
+        self.chunks.appendleft(line)
+        return problems, self._drained()
+
+    def _judge_lines(self) -> None:
+        judge, number = self.judge, 1
+        for chunk in self.chunks:
+            for text in chunk.split(b"\n")[:-1]:
+                number += 1
+                judge.add(read_line(text), number)
 
     def _drained(self) -> Iterator[bytes]:
         chunks = self.chunks

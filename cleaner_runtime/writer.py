@@ -233,6 +233,17 @@ class Lines:
         return _escape_line_breaks(joined) if escape else joined
 
 
+def read_line(line: bytes) -> Any:
+    """A line ``Lines`` wrote, read back: the record it was (plain JSON, which orjson reads exactly,
+    unless an integer is past 64 bits), but for a lone surrogate, now the U+FFFD written for it."""
+    if orjson is not None:
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(line)
+
+
 def serialise(records: list[dict]) -> tuple[bytes, int]:
     """One compact JSON object per line; lone surrogates become U+FFFD (returned count)."""
     lines = Lines(records)

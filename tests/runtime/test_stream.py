@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import signal
 from types import SimpleNamespace
 
 from hypothesis import HealthCheck, assume, given, settings
@@ -29,23 +31,31 @@ STRICT = TrajectoryValidator({"type": "array", "minItems": 1, "items": {
     "properties": {"content": {"type": ["string", "null"], "maxLength": 3}, "timestamp": {"pattern": "^2026"}}}})
 
 
-def outcome(validator, full, records, every=None, helpers=None):
+def outcome(validator, full, records, every=None, helpers=None, judged_there=False, kill=None):
     """What one session becomes: its lines, problems, repairs, skips and lone surrogates replaced, or
     how it stopped. ``every``: the session is written as it is mapped, its final records taken each
-    time that many are held; else held whole and judged as a list."""
+    time that many are held; else held whole and judged as a list. ``judged_there``: its lines are
+    judged by a helper; ``kill``: that helper is killed after this many records."""
     converter = Converter(full, Privacy(full["privacy"]))
     privacy = Privacy(full["privacy"])
     builder = converter.session("s", privacy)
     builder.mtime = 1778922000.0
     if every is not None:
-        builder.output = SessionOutput(validator.judge(), converter.source)
+        builder.output = SessionOutput(validator, converter.source)
         builder.settle_at = every
     try:
         saved, convert.SETTLE_RECORDS = convert.SETTLE_RECORDS, every or convert.SETTLE_RECORDS
         if helpers is not None:
             builder.offload = offload.Offload(helpers, privacy, 0, 0, builder.position)
+        if judged_there:
+            builder.output.to_helper(offload.RemoteJudge(helpers, validator.schema, validator.partial,
+                                                         converter.source))
         for n, raw in enumerate(records, 1):
             builder.add(Where("f.jsonl", n), copy.deepcopy(raw))
+            if n == kill:
+                link = helpers.links[0]
+                os.kill(link.process.pid, signal.SIGKILL)
+                link.process.join(5)
         out = builder.finish()
     except (SessionFailed, SessionSkipped) as exc:
         return f"{exc.__class__.__name__}: {exc}", dict(builder.stats.skipped)
@@ -124,3 +134,43 @@ def test_a_session_whose_user_record_was_taken_early_is_not_skipped_for_lacking_
     assert held[0].count(b"\n") == 7
     assert outcome(BUNDLED, full, records, every=1) == held
     assert outcome(BUNDLED, full, records[1:], every=1)[0] == "SessionSkipped: no user record (sessions.without_user: skip)"
+
+
+def test_lines_judged_by_a_helper_have_the_problems_of_the_list_even_when_it_is_lost(monkeypatch, capsys):
+    # The stricter schema fails many records; the helper judges the lines as written, from the
+    # start of the session, while it also redacts; killed mid-session, the main process judges them.
+    monkeypatch.setattr(offload, "BATCH_ITEMS", 4)
+    full = valid({"kinds": [{"role": "user", "content": "text", "match": {"type": "u"}},
+                            {"role": "assistant", "content": "text", "match": {"type": "a"}}],
+                  "unknown_kinds": "fail", "timestamps": {"fields": ["ts"]}})
+    assert full is not None
+    records = [{"type": "ua"[n % 3 % 2], "text": "ok" if n % 4 else f"reply {n} " + "words " * 20,
+                **({"ts": f"2026-05-16T09:{59 - n % 60:02d}:00Z"} if n % 6 else {})} for n in range(300)]
+    for validator in (STRICT, BUNDLED):
+        expected = outcome(validator, full, records)
+        helpers = offload.Helpers(1, model.Privacy.load(full["privacy"]))
+        try:
+            assert outcome(validator, full, records, every=7, helpers=helpers, judged_there=True) == expected
+            assert outcome(validator, full, records, every=7, helpers=helpers, judged_there=True, kill=150) == expected
+        finally:
+            helpers.stop()
+    assert len(expected[1]) > 10 and {p.rule for p in outcome(STRICT, full, records)[1]} >= {"schema", "timestamp-order"}
+    assert "a helper process ended unexpectedly" in capsys.readouterr().err
+
+
+def test_an_error_while_a_helper_judges_fails_the_session_at_its_end():
+    helpers = offload.Helpers(1, model.Privacy.load({}))
+    try:
+        judge = offload.RemoteJudge(helpers, BUNDLED.schema, False, "t")
+        judge.lines(b'{"role":"user"}\nnot json\n')
+        try:
+            judge.end(b'{"role":"meta","source":"t"}\n')
+        except offload.HelperFailed as exc:
+            assert "JSONDecodeError" in str(exc)
+        else:
+            raise AssertionError("the helper's error was lost")
+        judge = offload.RemoteJudge(helpers, BUNDLED.schema, False, "t")  # the helper judges on
+        judge.lines(b'{"role":"user","content":"hi","timestamp":"2026-05-16T09:00:00Z"}\n')
+        assert [p.rule for p in judge.end(b'{"role":"meta","source":"t"}')] == ["no-assistant"]
+    finally:
+        helpers.stop()
