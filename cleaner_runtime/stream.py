@@ -32,10 +32,10 @@ class SessionOutput:
 
     __slots__ = ("chunks", "count", "judge", "remote", "replaced", "roles", "source", "validator")
 
-    def __init__(self, validator: TrajectoryValidator, source: Any):
+    def __init__(self, validator: TrajectoryValidator, source: Any, judge: Judge | None = None):
         self.validator = validator
         self.source = source
-        self.judge = self._judge()
+        self.judge = self._judge(judge)
         self.remote: Any = None
         self.chunks: deque[bytes] = deque()
         self.count = 1  # line 1 is the meta record's
@@ -45,10 +45,12 @@ class SessionOutput:
     @classmethod
     def of(cls, validator: TrajectoryValidator, source: Any) -> SessionOutput | None:
         """An output for a session judged by ``validator``; None when its schema needs the whole list."""
-        return cls(validator, source) if validator.judge() is not None else None
+        judge = validator.judge()
+        return cls(validator, source, judge) if judge is not None else None
 
-    def _judge(self) -> Judge:
-        judge = self.validator.judge()
+    def _judge(self, judge: Judge | None = None) -> Judge:
+        """A judge for the session (``judge``, or a new one) that has seen the meta record's role and source."""
+        judge = judge or self.validator.judge()
         judge.add_rules({"role": "meta", "source": self.source}, 1)
         return judge
 
@@ -61,9 +63,17 @@ class SessionOutput:
 
     def add(self, records: list[dict]) -> None:
         """Judge and encode final records, the next lines of the file (the caller lets them go)."""
-        roles = self.roles
-        for record in records:
-            roles.add(record["role"])
+        see = self.roles.add
+        if self.remote is None:
+            judge = self.judge.add
+            line = self.count
+            for record in records:
+                line += 1
+                judge(record, line)
+                see(record["role"])
+        else:
+            for record in records:
+                see(record["role"])
         lines = Lines(records, plain=True)
         chunks = list(lines)
         self.chunks.extend(chunks)
@@ -71,12 +81,6 @@ class SessionOutput:
         if self.remote is not None:
             for chunk in chunks:
                 self.remote.lines(chunk)
-        else:
-            judge = self.judge
-            line = self.count
-            for record in records:
-                line += 1
-                judge.add(record, line)
         self.count += len(records)
 
     def end(self, meta: dict) -> tuple[list[Problem], Iterator[bytes]]:

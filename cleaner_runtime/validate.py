@@ -543,6 +543,7 @@ class TrajectoryValidator:
         self._item_fn: Callable[[Any], bool] | None = None
         self._items_schema: Any = None
         self._discriminator: tuple[str, dict[str, Any]] | None = None
+        self._judges: bool | None = None  # whether judge() can judge this schema's records one at a time
         try:
             compiled = compile_schema(schema, self._jsv)
         except (Unsupported, RecursionError, re.error):
@@ -651,14 +652,11 @@ class TrajectoryValidator:
     def judge(self) -> "Judge | None":
         """A ``Judge``: ``check_records``' verdict on records handed a few at a time, none of them
         held; None when this schema needs the whole list at once (see ``Judge``)."""
-        if self._item_fn is None:
-            return None
-        for key, value in self.schema.items():
-            if key in _LIST_BY_LENGTH and value not in _LIST_BY_LENGTH[key]:
-                return None
-            if key not in _LIST_BY_LENGTH and key not in _ANNOTATIONS and key != "items":
-                return None
-        return Judge(self)
+        if self._judges is None:
+            self._judges = self._item_fn is not None and all(
+                value in _LIST_BY_LENGTH[key] if key in _LIST_BY_LENGTH else key in _ANNOTATIONS or key == "items"
+                for key, value in self.schema.items())
+        return Judge(self) if self._judges else None
 
     # -- all rules -----------------------------------------------------------------------
     def check_records(self, records: list[dict]) -> list[Problem]:
@@ -698,17 +696,22 @@ class Judge:
     session starts, which is all the rules read of it (``add_rules``), and the rest of it only at
     the end (``add_schema``)."""
 
-    __slots__ = ("_validator", "broken", "rules", "schema_problems")
+    __slots__ = ("_item_fn", "_validator", "broken", "rules", "schema_problems")
 
     def __init__(self, validator: TrajectoryValidator):
         self._validator = validator
+        self._item_fn = validator._item_fn
         self.rules = _Rules(validator.partial)
         self.schema_problems: list[Problem] = []
         self.broken = False  # the schema could not be applied to a record: no record is checked after it
 
     def add(self, record: Any, line: int) -> None:
         """Judge the record on ``line`` by the schema and the rules beyond it."""
-        self.add_schema(record, line)
+        try:
+            if not self._item_fn(record):
+                self.add_schema(record, line)  # says why
+        except Exception:  # noqa: BLE001 - add_schema says what
+            self.add_schema(record, line)
         self.rules.add(record, line)
 
     def add_rules(self, record: Any, line: int) -> None:
@@ -719,7 +722,7 @@ class Judge:
             return
         validator = self._validator
         try:
-            if validator._item_fn(record):
+            if self._item_fn(record):
                 return
         except Exception as exc:  # noqa: BLE001 - an unresolvable $ref must not crash a report
             self.broken = True
