@@ -1099,7 +1099,7 @@ def build_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--schema", help="trajectory-v1 schema file (default: Lerim's data dir, else the bundled copy)")
     parser.add_argument("--jobs", type=_jobs, default="auto", metavar="N|auto",
                         help="processes to use: this many sessions at once, or, for one large session, helpers "
-                             "that redact its strings; the output is the same bytes for any N (default auto: every "
+                             "that redact its strings and validate its lines; the output is the same bytes for any N (default auto: every "
                              f"available CPU, at most {AUTO_MAX_JOBS}, once the input passes {AUTO_MIN_MB} MB)")
     parser.add_argument("--max-line-mb", type=_positive(float), default=MAX_LINE_MB, metavar="MB",
                         help=f"longest JSONL line read; longer lines are skipped and counted (default {MAX_LINE_MB})")
