@@ -12,6 +12,7 @@ helpers: only the time differs.
 
 from __future__ import annotations
 
+import itertools
 import json
 import pickle
 import sys
@@ -66,6 +67,7 @@ def _init_helper(settings: dict) -> None:
 
 
 TEXT, TOOL_TEXT, ARGS = 0, 1, 2  # what a batch's item is, one byte each
+_TOKENS = itertools.count(1)  # RemoteJudge's session tokens
 LOST = "lost"  # the answer of a RemoteJudge request whose helper was lost before it answered
 
 
@@ -93,48 +95,69 @@ def _clean_batch(batch: tuple[bytes, list], privacy: Any = None) -> tuple[list[s
     return out, extras
 
 
-# The session a helper judges (``RemoteJudge``): its validate.Judge, its last line, the first error.
-_JUDGING: dict[str, Any] = {}
+class _Judging:
+    """A session a helper judges (``RemoteJudge``): its validate.Judge, its last line, and the
+    first error on the way (then nothing more is judged: the session fails with it)."""
+
+    __slots__ = ("error", "judge", "line")
+
+    def __init__(self) -> None:
+        self.judge: Any = None
+        self.line = 1
+        self.error: HelperFailed | None = None
+
+
+# The sessions a helper judges, by their RemoteJudge's token: with session.by: field, several large
+# sessions may be open at once, their lines interleaved.
+_JUDGING: dict[int, _Judging] = {}
 _VALIDATORS: dict[tuple[str, bool], Any] = {}  # by schema text and partial, made once per helper
 
 
 def _judging(request: tuple) -> Any:
-    """A request of ``RemoteJudge``, in a helper: ``("begin", schema, partial, source)``, then
-    ``("lines", chunk)`` for each chunk of JSON lines as written, then ``("end", meta_line)``,
-    answered with the session's problems (or the HelperFailed of an error on the way; the answers
-    before are True, so that an error never surfaces in the middle of other work)."""
-    op = request[0]
-    if op == "begin":
-        from .validate import TrajectoryValidator
-
-        _, schema, partial, source = request
-        key = (json.dumps(schema, sort_keys=True), partial)
-        if key not in _VALIDATORS:
-            _VALIDATORS.clear()
-            _VALIDATORS[key] = TrajectoryValidator(schema, partial)
-        judge = _VALIDATORS[key].judge()
-        judge.add_rules({"role": "meta", "source": source}, 1)
-        _JUDGING.update(judge=judge, line=1, error=None)
+    """A request of ``RemoteJudge``, in a helper: ``("begin", token, schema, partial, source)``,
+    then ``("lines", token, chunk)`` for each chunk of JSON lines as written, then ``("end",
+    token, meta_line)``, answered with the session's problems (or the HelperFailed of an error on
+    the way; the answers before are True, so that an error never surfaces in the middle of other
+    work); ``("drop", token)`` forgets a session that ended without its verdict."""
+    op, token = request[0], request[1]
+    if op == "drop":
+        _JUDGING.pop(token, None)
         return True
-    if _JUDGING.get("error") is None:
+    if op == "begin":
+        state = _JUDGING[token] = _Judging()
         try:
-            judge = _JUDGING["judge"]
+            from .validate import TrajectoryValidator
+
+            _, _, schema, partial, source = request
+            key = (json.dumps(schema, sort_keys=True), partial)
+            if key not in _VALIDATORS:
+                _VALIDATORS.clear()
+                _VALIDATORS[key] = TrajectoryValidator(schema, partial)
+            state.judge = _VALIDATORS[key].judge()
+            state.judge.add_rules({"role": "meta", "source": source}, 1)
+        except Exception as exc:  # noqa: BLE001 - a bug: its session fails with it, the helper serves on
+            state.error = HelperFailed(f"{exc.__class__.__name__}: {exc}")
+        return True
+    state = _JUDGING.get(token)
+    if state is None:
+        return HelperFailed(f"no session {token} is being judged here") if op == "end" else True
+    if state.error is None:
+        try:
+            judge = state.judge
             if op == "lines":
-                line = _JUDGING["line"]
-                for text in request[1].split(b"\n")[:-1]:
+                line = state.line
+                for text in request[2].split(b"\n")[:-1]:
                     line += 1
                     judge.add(read_line(text), line)
-                _JUDGING["line"] = line
+                state.line = line
             else:
-                judge.add_schema(read_line(request[1]), 1)
+                judge.add_schema(read_line(request[2]), 1)
         except Exception as exc:  # noqa: BLE001 - a bug: its session fails with it, the helper serves on
-            _JUDGING["error"] = HelperFailed(f"{exc.__class__.__name__}: {exc}")
+            state.error = HelperFailed(f"{exc.__class__.__name__}: {exc}")
     if op != "end":
         return True
-    error = _JUDGING.pop("error")
-    problems = _JUDGING.pop("judge").end() if error is None else error
-    _JUDGING.clear()
-    return problems
+    del _JUDGING[token]
+    return state.judge.end() if state.error is None else state.error
 
 
 class HelperFailed(Exception):
@@ -502,9 +525,11 @@ class RemoteJudge:
 
     def __init__(self, helpers: Helpers, schema: Any, partial: bool, source: Any):
         self.link = next((link for link in helpers.links if not link.lost), None)
+        self.token = next(_TOKENS)  # the helper may judge several sessions at once
         self.sent: deque[_Batch] = deque()  # requests not known to be answered, oldest first
+        self.ended = False
         if self.link is not None:
-            self._send(("begin", schema, partial, source))
+            self._send(("begin", self.token, schema, partial, source))
 
     def _send(self, request: tuple) -> _Batch:
         batch = _Batch([], 0, judging=True)
@@ -523,15 +548,16 @@ class RemoteJudge:
             sent.popleft()
         while len(sent) >= JUDGE_IN_FLIGHT and sent[0].results is None and not link.lost:
             link.receive()
-        self._send(("lines", chunk))
+        self._send(("lines", self.token, chunk))
 
     def end(self, meta_line: bytes) -> list | None:
         """The session's problems, once the meta record (line 1) is judged; None if the helper was
         lost on the way. Raises HelperFailed when judging raised there (a bug, as in one process)."""
         link = self.link
+        self.ended = True
         if link is None or link.lost:
             return None
-        batch = self._send(("end", meta_line))
+        batch = self._send(("end", self.token, meta_line))
         while batch.results is None and not link.lost:
             link.receive()
         if link.lost or batch.results is LOST:
@@ -539,3 +565,9 @@ class RemoteJudge:
         if isinstance(batch.results, HelperFailed):
             raise batch.results
         return batch.results
+
+    def close(self) -> None:
+        """Let the helper forget a session that ended without asking its verdict (it failed)."""
+        if not self.ended and self.link is not None and not self.link.lost:
+            self.ended = True
+            self._send(("drop", self.token))

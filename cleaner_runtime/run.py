@@ -317,6 +317,8 @@ class Cleaner:
                 self._end(session, exc)
             except Exception as exc:  # noqa: BLE001 - a bug: this session fails, the run goes on
                 self._end(session, self._bug(f"session {job.key}", exc))
+        if builder.output is not None:
+            builder.output.close()
         outcome.skipped.update(builder.stats.skipped)
         for reason, where in builder.stats.examples.items():
             outcome.examples.setdefault(reason, where)

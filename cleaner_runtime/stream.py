@@ -8,7 +8,9 @@ final (its redacted strings are back from the helpers and its time is known), no
 it go. At the end the meta record, which the session's records fill in, is judged and put first.
 
 The problems, the bytes and the repairs are those of validating and writing the whole list at
-once. A session hook (``transform_session``) needs the whole list, and so does a schema that says
+once, with one difference: a record holding a lone surrogate is judged as written, the surrogate
+as the U+FFFD written for it, so that one process and a helper judging the lines it is sent
+(``offload.RemoteJudge``) give the same verdict. A session hook (``transform_session``) needs the whole list, and so does a schema that says
 more of the list than that it is an array of at least one item (``TrajectoryValidator.judge``):
 their sessions are held whole, as before.
 """
@@ -16,7 +18,7 @@ their sessions are held whole, as before.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .validate import Judge, Problem, TrajectoryValidator
@@ -63,8 +65,12 @@ class SessionOutput:
 
     def add(self, records: list[dict]) -> None:
         """Judge and encode final records, the next lines of the file (the caller lets them go)."""
+        lines = Lines(records, plain=True)
+        chunks = list(lines)
+        self.chunks.extend(chunks)
+        self.replaced += lines.replaced
         see = self.roles.add
-        if self.remote is None:
+        if self.remote is None and not lines.replaced:
             judge = self.judge.add
             line = self.count
             for record in records:
@@ -74,13 +80,11 @@ class SessionOutput:
         else:
             for record in records:
                 see(record["role"])
-        lines = Lines(records, plain=True)
-        chunks = list(lines)
-        self.chunks.extend(chunks)
-        self.replaced += lines.replaced
-        if self.remote is not None:
-            for chunk in chunks:
-                self.remote.lines(chunk)
+            if self.remote is not None:
+                for chunk in chunks:
+                    self.remote.lines(chunk)
+            else:  # a lone surrogate was written as U+FFFD: judged as written, as a helper judges it
+                self._judge_lines(chunks, self.count + 1)
         self.count += len(records)
 
     def end(self, meta: dict) -> tuple[list[Problem], Iterator[bytes]]:
@@ -93,18 +97,24 @@ class SessionOutput:
         if problems is None:
             if self.judge is None:  # the helper was lost: the lines are judged here, as written
                 self.judge = self._judge()
-                self._judge_lines()
-            self.judge.add_schema(meta, 1)
+                self._judge_lines(self.chunks, 2)
+            self.judge.add_schema(read_line(line) if head.replaced else meta, 1)
             problems = self.judge.end()
         self.chunks.appendleft(line)
         return problems, self._drained()
 
-    def _judge_lines(self) -> None:
-        judge, number = self.judge, 1
-        for chunk in self.chunks:
+    def _judge_lines(self, chunks: Iterable[bytes], first: int) -> None:
+        """Judge lines as written, the first of them on line ``first``."""
+        judge, number = self.judge.add, first
+        for chunk in chunks:
             for text in chunk.split(b"\n")[:-1]:
+                judge(read_line(text), number)
                 number += 1
-                judge.add(read_line(text), number)
+
+    def close(self) -> None:
+        """The session ended (written, or failed): a helper judging it forgets it."""
+        if self.remote is not None:
+            self.remote.close()
 
     def _drained(self) -> Iterator[bytes]:
         chunks = self.chunks

@@ -174,3 +174,62 @@ def test_an_error_while_a_helper_judges_fails_the_session_at_its_end():
         assert [p.rule for p in judge.end(b'{"role":"meta","source":"t"}')] == ["no-assistant"]
     finally:
         helpers.stop()
+
+
+def test_sessions_judged_at_once_by_one_helper_keep_their_own_lines():
+    # session.by: field may leave several large sessions open at once, their lines interleaved,
+    # each judged by the same helper; one of them may fail before its end and be forgotten.
+    def lines(first, count, back):
+        return b"".join(json.dumps({"role": "user", "content": "hi", "timestamp":
+                                    f"2026-05-16T09:{(first + n) % 60 if not back else 59 - n % 60:02d}:00Z"},
+                                   separators=(",", ":")).encode() + b"\n" for n in range(count))
+
+    meta = b'{"role":"meta","source":"t"}'
+    helpers = offload.Helpers(1, model.Privacy.load({}))
+    try:
+        a, dropped, b = (offload.RemoteJudge(helpers, BUNDLED.schema, False, "t") for _ in range(3))
+        for n in range(3):
+            a.lines(lines(n * 5, 5, back=False))
+            dropped.lines(b'{"role":"tool"}\n')
+            b.lines(lines(0, 4, back=True))
+        dropped.close()
+        problems_a, problems_b = a.end(meta), b.end(meta)
+    finally:
+        helpers.stop()
+
+    def here(chunks):
+        judge = BUNDLED.judge()
+        judge.add_rules({"role": "meta", "source": "t"}, 1)
+        for line, text in enumerate(b"".join(chunks).splitlines(), 2):
+            judge.add(json.loads(text), line)
+        judge.add_schema(json.loads(meta), 1)
+        return judge.end()
+
+    assert problems_a == here([lines(n * 5, 5, back=False) for n in range(3)])
+    assert problems_b == here([lines(0, 4, back=True)] * 3)
+    assert [p.rule for p in problems_a] == ["no-assistant"]
+    assert [p.line for p in problems_b if p.rule == "timestamp-order"] == [3, 4, 5, 7, 8, 9, 11, 12, 13]
+
+
+def test_a_lone_surrogate_is_judged_as_written_in_one_process_and_in_a_helper():
+    # Two call ids that differ only by a lone surrogate are both written "c\ufffd": the same verdict
+    # (a repeated id) whether the main process judges the records or a helper the lines.
+    full = valid({"kinds": [{"role": "user", "content": "text", "match": {"type": "u"}},
+                            {"role": "assistant", "content": "text", "match": {"type": "a"}},
+                            {"role": "tool_call", "call_id": "id", "tool_name": "tool", "args": "params",
+                             "match": {"type": "call"}},
+                            {"role": "tool_result", "result_link": "id", "content": "text", "match": {"type": "result"}}],
+                  "unknown_kinds": "fail", "timestamps": {"fields": ["ts"]}})
+    assert full is not None
+    records = [{"type": "u", "text": "start", "ts": "2026-05-16T09:00:00Z"}]
+    for n, call_id in enumerate(("c\ud800", "c\udc00")):
+        records += [{"type": "call", "id": call_id, "tool": "t", "params": {"q": 1}, "ts": f"2026-05-16T09:00:0{2 * n}Z"},
+                    {"type": "result", "id": call_id, "text": "ok", "ts": f"2026-05-16T09:00:0{2 * n + 1}Z"}]
+    records.append({"type": "a", "text": "done", "ts": "2026-05-16T09:00:09Z"})
+    here = outcome(BUNDLED, full, records, every=2)
+    assert [(p.line, p.rule) for p in here[1]] == [(5, "duplicate-call-id"), (6, "duplicate-result")]
+    helpers = offload.Helpers(1, model.Privacy.load(full["privacy"]))
+    try:
+        assert outcome(BUNDLED, full, records, every=2, helpers=helpers, judged_there=True) == here
+    finally:
+        helpers.stop()
