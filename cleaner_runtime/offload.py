@@ -544,11 +544,14 @@ class RemoteJudge:
         if link is None or link.lost:
             return
         sent = self.sent
-        while sent and sent[0].results is not None:
-            sent.popleft()
-        while len(sent) >= JUDGE_IN_FLIGHT and sent[0].results is None and not link.lost:
+        while True:
+            while sent and sent[0].results is not None:
+                sent.popleft()
+            if len(sent) < JUDGE_IN_FLIGHT or link.lost:
+                break
             link.receive()
-        self._send(("lines", self.token, chunk))
+        if not link.lost:
+            self._send(("lines", self.token, chunk))
 
     def end(self, meta_line: bytes) -> list | None:
         """The session's problems, once the meta record (line 1) is judged; None if the helper was

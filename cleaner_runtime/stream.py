@@ -10,9 +10,9 @@ it go. At the end the meta record, which the session's records fill in, is judge
 The problems, the bytes and the repairs are those of validating and writing the whole list at
 once, with one difference: a record holding a lone surrogate is judged as written, the surrogate
 as the U+FFFD written for it, so that one process and a helper judging the lines it is sent
-(``offload.RemoteJudge``) give the same verdict. A session hook (``transform_session``) needs the whole list, and so does a schema that says
-more of the list than that it is an array of at least one item (``TrajectoryValidator.judge``):
-their sessions are held whole, as before.
+(``offload.RemoteJudge``) give the same verdict. A session hook (``transform_session``) needs
+the whole list, and so does a schema that says more of the list than that it is an array of at
+least one item (``TrajectoryValidator.judge``): their sessions are held whole, as before.
 """
 
 from __future__ import annotations
