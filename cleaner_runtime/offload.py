@@ -268,7 +268,8 @@ class _Link:
             self._lose()
 
     def receive(self) -> None:
-        """The oldest answer, waiting for it; HelperFailed when cleaning that batch raised."""
+        """The oldest answer, waiting for it, into its batch's results: a HelperFailed when cleaning
+        that batch raised, which the session whose batch it is raises when it applies it."""
         try:
             data = self.answers.recv_bytes()
         except (EOFError, OSError):  # the helper is gone: what it held is cleaned here
@@ -277,12 +278,10 @@ class _Link:
         answer = pickle.loads(data)
         batch = self.waiting.popleft()
         batch.items = None
-        if batch.judging:  # RemoteJudge.end reads it, errors included
-            batch.results = answer
-            return
-        self.batches -= 1
-        if isinstance(answer, HelperFailed):
-            raise answer
+        if not batch.judging:
+            self.batches -= 1
+        # kept, errors included, for the one who applies it (Offload._apply_oldest, RemoteJudge.end):
+        # any session's call may read another's answer here
         batch.results = answer
 
     def _lose(self) -> None:
@@ -481,6 +480,8 @@ class Offload:
         batch = self.sent.popleft()
         while batch.results is None:  # answers come in order: the older ones first
             batch.helper.receive()
+        if isinstance(batch.results, HelperFailed):  # this session's batch raised in the helper
+            raise batch.results
         results, extras = batch.results
         for (container, key), result in zip(batch.places, results):
             container[key] = result

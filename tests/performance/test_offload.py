@@ -58,13 +58,10 @@ def test_a_batch_that_raises_in_a_helper_fails_its_session_and_the_helper_serves
     helpers = offload.Helpers(1, model.Privacy.load({}))
     try:
         link = helpers.links[0]
-        link.send(offload._Batch([], 0), (bytes([offload.TEXT]), [None]))
-        try:
-            link.receive()
-        except offload.HelperFailed as exc:
-            assert "TypeError" in str(exc)
-        else:
-            raise AssertionError("the helper's error was lost")
+        bad = offload._Batch([], 0)
+        link.send(bad, (bytes([offload.TEXT]), [None]))
+        link.receive()
+        assert isinstance(bad.results, offload.HelperFailed) and "TypeError" in str(bad.results)
         good = offload._Batch([], 0)
         link.send(good, (bytes([offload.TEXT]), ["plain words"]))
         link.receive()
@@ -108,5 +105,30 @@ def test_a_helper_killed_mid_session_leaves_its_batches_to_the_main_process(monk
         assert clean(helpers, kill_after=2) == expected
         assert helpers.links[0].lost and helpers.free() is None
         assert capsys.readouterr().err.count("a helper process ended unexpectedly") == 1
+    finally:
+        helpers.stop()
+
+
+def test_a_batch_that_raises_fails_its_own_session_whoever_reads_the_answer(monkeypatch):
+    # Sessions grouped by a field may be open at once, their strings sent to the same helper. The
+    # answer to B's batch that raised may be read during A's work: A goes on, and B fails with it
+    # when it applies its results (raising it in A's call left B waiting forever for that answer).
+    monkeypatch.setattr(offload, "BATCH_ITEMS", 1)
+    helpers = offload.Helpers(1, model.Privacy.load({}))
+    try:
+        a, b = offload.Offload(helpers, Privacy({}), limit=0), offload.Offload(helpers, Privacy({}), limit=0)
+        record_b = {"content": None}
+        b._add(offload.TEXT, None, record_b, "content", 0, 0)  # no string: the helper raises
+        assert helpers.links[0].answers.poll(10)
+        record_a = {"content": None}
+        a.text(record_a, "content", "plain words " * 10, False)  # reads B's answer, to send A's batch
+        a.settle()
+        assert record_a["content"] == "plain words " * 10
+        try:
+            b.settle()
+        except offload.HelperFailed as exc:
+            assert "TypeError" in str(exc)
+        else:
+            raise AssertionError("B's error was lost")
     finally:
         helpers.stop()
