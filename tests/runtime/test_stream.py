@@ -1,6 +1,6 @@
 """A session written as it is mapped (``stream.SessionOutput``) says and writes what the whole list
 would: the same bytes, problems, repairs and failures, however often its final records are taken,
-and with helper processes still redacting the records after them."""
+and with helper processes still redacting the records after them, or judging its lines."""
 
 from __future__ import annotations
 
