@@ -103,7 +103,7 @@ class _Judging:
 
     def __init__(self) -> None:
         self.judge: Any = None
-        self.line = 1
+        self.line = 2  # of the next line (the meta record's is line 1)
         self.error: HelperFailed | None = None
 
 
@@ -126,6 +126,7 @@ def _judging(request: tuple) -> Any:
     if op == "begin":
         state = _JUDGING[token] = _Judging()
         try:
+            from .stream import session_judge
             from .validate import TrajectoryValidator
 
             _, _, schema, partial, source = request
@@ -133,8 +134,7 @@ def _judging(request: tuple) -> Any:
             if key not in _VALIDATORS:
                 _VALIDATORS.clear()
                 _VALIDATORS[key] = TrajectoryValidator(schema, partial)
-            state.judge = _VALIDATORS[key].judge()
-            state.judge.add_rules({"role": "meta", "source": source}, 1)
+            state.judge = session_judge(_VALIDATORS[key], source)
         except Exception as exc:  # noqa: BLE001 - a bug: its session fails with it, the helper serves on
             state.error = HelperFailed(f"{exc.__class__.__name__}: {exc}")
         return True
@@ -143,15 +143,12 @@ def _judging(request: tuple) -> Any:
         return HelperFailed(f"no session {token} is being judged here") if op == "end" else True
     if state.error is None:
         try:
-            judge = state.judge
+            from .stream import judge_lines
+
             if op == "lines":
-                line = state.line
-                for text in request[2].split(b"\n")[:-1]:
-                    line += 1
-                    judge.add(read_line(text), line)
-                state.line = line
+                state.line = judge_lines(state.judge, request[2], state.line)
             else:
-                judge.add_schema(read_line(request[2]), 1)
+                state.judge.add_schema(read_line(request[2]), 1)
         except Exception as exc:  # noqa: BLE001 - a bug: its session fails with it, the helper serves on
             state.error = HelperFailed(f"{exc.__class__.__name__}: {exc}")
     if op != "end":

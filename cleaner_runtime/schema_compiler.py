@@ -791,6 +791,8 @@ class CompiledSchema:
     fallback_nodes: int
     #: the discriminated oneOf reached from ``items`` through plain $refs: (key, {value: branch})
     discriminator: tuple[str, dict[str, Any]] | None
+    #: what ``list_fn`` checks: the root's keywords about the list (``type``, ``minItems``, ``maxItems``)
+    list_part: dict[str, Any]
 
 
 def _check_supported(schema: Any) -> None:
@@ -830,7 +832,7 @@ def compile_schema(schema: Any, jsv: Any) -> CompiledSchema:
             node = _resolve_pointer(schema, ref)
         except Unsupported:
             break
-    return CompiledSchema(list_fn, item_fn, items_schema, compiler.fallback_nodes, discriminator)
+    return CompiledSchema(list_fn, item_fn, items_schema, compiler.fallback_nodes, discriminator, list_part)
 
 
 def compile_document(schema: Any, jsv: Any) -> Callable[[Any], bool]:

@@ -18,11 +18,30 @@ least one item (``TrajectoryValidator.judge``): their sessions are held whole, a
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from .validate import Judge, Problem, TrajectoryValidator
 from .writer import Lines, read_line
+
+
+def session_judge(validator: TrajectoryValidator, source: Any, judge: Judge | None = None) -> Judge:
+    """A judge for one session (``judge``, or a new one) that has seen its meta record's role and
+    source: all the rules read of it, known when the session starts (its schema check waits for
+    the rest of it, at the end)."""
+    judge = judge or validator.judge()
+    judge.add_rules({"role": "meta", "source": source}, 1)
+    return judge
+
+
+def judge_lines(judge: Judge, chunk: bytes, first: int) -> int:
+    """Judge a chunk of lines as written (each ended by a newline), the first on line ``first``;
+    the number of the line after them."""
+    add = judge.add
+    for text in chunk.split(b"\n")[:-1]:
+        add(read_line(text), first)
+        first += 1
+    return first
 
 
 class SessionOutput:
@@ -37,7 +56,7 @@ class SessionOutput:
     def __init__(self, validator: TrajectoryValidator, source: Any, judge: Judge | None = None):
         self.validator = validator
         self.source = source
-        self.judge = self._judge(judge)
+        self.judge = session_judge(validator, source, judge)
         self.remote: Any = None
         self.chunks: deque[bytes] = deque()
         self.count = 1  # line 1 is the meta record's
@@ -49,12 +68,6 @@ class SessionOutput:
         """An output for a session judged by ``validator``; None when its schema needs the whole list."""
         judge = validator.judge()
         return cls(validator, source, judge) if judge is not None else None
-
-    def _judge(self, judge: Judge | None = None) -> Judge:
-        """A judge for the session (``judge``, or a new one) that has seen the meta record's role and source."""
-        judge = judge or self.validator.judge()
-        judge.add_rules({"role": "meta", "source": self.source}, 1)
-        return judge
 
     def to_helper(self, remote: Any) -> None:
         """Judge in a helper from now on: the lines so far are sent to it, to be judged again there."""
@@ -84,7 +97,9 @@ class SessionOutput:
                 for chunk in chunks:
                     self.remote.lines(chunk)
             else:  # a lone surrogate was written as U+FFFD: judged as written, as a helper judges it
-                self._judge_lines(chunks, self.count + 1)
+                number = self.count + 1
+                for chunk in chunks:
+                    number = judge_lines(self.judge, chunk, number)
         self.count += len(records)
 
     def end(self, meta: dict) -> tuple[list[Problem], Iterator[bytes]]:
@@ -96,20 +111,14 @@ class SessionOutput:
         problems = self.remote.end(line) if self.remote is not None else None
         if problems is None:
             if self.judge is None:  # the helper was lost: the lines are judged here, as written
-                self.judge = self._judge()
-                self._judge_lines(self.chunks, 2)
+                self.judge = session_judge(self.validator, self.source)
+                number = 2
+                for chunk in self.chunks:
+                    number = judge_lines(self.judge, chunk, number)
             self.judge.add_schema(read_line(line) if head.replaced else meta, 1)
             problems = self.judge.end()
         self.chunks.appendleft(line)
         return problems, self._drained()
-
-    def _judge_lines(self, chunks: Iterable[bytes], first: int) -> None:
-        """Judge lines as written, the first of them on line ``first``."""
-        judge, number = self.judge.add, first
-        for chunk in chunks:
-            for text in chunk.split(b"\n")[:-1]:
-                judge(read_line(text), number)
-                number += 1
 
     def close(self) -> None:
         """The session ended (written, or failed): a helper judging it forgets it."""

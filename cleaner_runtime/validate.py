@@ -543,7 +543,7 @@ class TrajectoryValidator:
         self._item_fn: Callable[[Any], bool] | None = None
         self._items_schema: Any = None
         self._discriminator: tuple[str, dict[str, Any]] | None = None
-        self._judges: bool | None = None  # whether judge() can judge this schema's records one at a time
+        self._judges = False  # whether judge() can judge this schema's records one at a time
         try:
             compiled = compile_schema(schema, self._jsv)
         except (Unsupported, RecursionError, re.error):
@@ -552,6 +552,7 @@ class TrajectoryValidator:
             self._list_fn, self._item_fn = compiled.list_fn, compiled.item_fn
             self._items_schema = compiled.items_schema
             self._discriminator = compiled.discriminator
+            self._judges = all(value in _LIST_BY_LENGTH.get(key, ()) for key, value in compiled.list_part.items())
             self.fallback_nodes = compiled.fallback_nodes
             self.mode = "compiled"
         self._trial_run()
@@ -652,10 +653,6 @@ class TrajectoryValidator:
     def judge(self) -> "Judge | None":
         """A ``Judge``: ``check_records``' verdict on records handed a few at a time, none of them
         held; None when this schema needs the whole list at once (see ``Judge``)."""
-        if self._judges is None:
-            self._judges = self._item_fn is not None and all(
-                value in _LIST_BY_LENGTH[key] if key in _LIST_BY_LENGTH else key in _ANNOTATIONS or key == "items"
-                for key, value in self.schema.items())
         return Judge(self) if self._judges else None
 
     # -- all rules -----------------------------------------------------------------------
@@ -674,12 +671,9 @@ class TrajectoryValidator:
         return _sorted(problems)
 
 
-#: The keywords of a schema's top level that ``Judge`` can judge without the list: with these values
-#: they hold of every list of at least one item (a session always has its meta record).
+#: The keywords about the list (a compiled schema's ``list_part``) that ``Judge`` can judge without
+#: it: with these values they hold of every list of at least one item (a session has its meta record).
 _LIST_BY_LENGTH: dict[str, tuple] = {"type": ("array", ["array"]), "minItems": (0, 1)}
-#: Keywords that say nothing of the list (annotations, and the definitions ``items`` refers to).
-_ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "$defs", "definitions", "title", "description", "examples",
-                          "default", "deprecated", "readOnly", "writeOnly"})
 
 
 class Judge:
@@ -1066,22 +1060,22 @@ def _no_user(rules: _Rules) -> None:
     """``no-user`` (Letta): the session has a user record; a warning with ``partial``, as Letta's
     ``validateTranscript(records, {partial: true})`` accepts a session without one."""
     if not rules.has_user:
-        rules.problems.append(Problem(
-            None, "no-user",
-            f"the session has no user record, which {_LETTA} rejects (\"Transcript must contain at "
-            "least one user record\"); add the request or trigger that started the run",
-            "warning" if rules.partial else "error"))
+        _missing_role(rules, "no-user", "user", "the request or trigger that started the run")
 
 
 def _no_assistant(rules: _Rules) -> None:
     """``no-assistant`` (Letta): the session has an assistant record; a warning with ``partial``, as
     Letta's ``validateTranscript(records, {partial: true})`` accepts a session without one."""
     if not rules.has_assistant:
-        rules.problems.append(Problem(
-            None, "no-assistant",
-            f"the session has no assistant record, which {_LETTA} rejects (\"Transcript must contain "
-            "at least one assistant record\"); add the agent's reply or tool calls",
-            "warning" if rules.partial else "error"))
+        _missing_role(rules, "no-assistant", "assistant", "the agent's reply or tool calls")
+
+
+def _missing_role(rules: _Rules, rule: str, role: str, what: str) -> None:
+    rules.problems.append(Problem(
+        None, rule,
+        f"the session has no {role} record, which {_LETTA} rejects (\"Transcript must contain at least one "
+        f"{role} record\"); add {what}",
+        "warning" if rules.partial else "error"))
 
 
 #: The rules about records, in the order their problems on one line are reported (``_Rules.add``
