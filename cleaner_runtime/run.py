@@ -62,6 +62,7 @@ from .readers import (
     read_records,
 )
 from .stream import SessionOutput
+from .summary import Summary
 from .trees import flatten_children
 from .writer import (
     Committer,
@@ -119,9 +120,14 @@ class Outcome:
             self.fail_write(exc)
 
     def fail_write(self, exc: BaseException) -> None:
-        reason = getattr(exc, "strerror", None) or exc
-        self.error = f"{self.key}: could not write {self.output} ({reason}); nothing written for this session"
+        self.error = write_failure(self.key, self.output, exc)
         self.output, self.rows = None, 0
+
+
+def write_failure(key: str, output: str | None, exc: BaseException) -> str:
+    """The error of a session whose output could not be written or put in place."""
+    reason = getattr(exc, "strerror", None) or exc
+    return f"{key}: could not write {output} ({reason}); nothing written for this session"
 
 
 @dataclass
@@ -612,9 +618,9 @@ def _field_target(item: InputFile, key: str, hashed: bool = False) -> Path:
     return stem_for_key(item.rel.parent, key, hashed).with_suffix(".jsonl")
 
 
-def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
+def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome, summary: Summary,
                     progress: bool, processes: int = 1, initargs: tuple | None = None,
-                    shard: tuple[int, int] | None = None) -> list[Outcome]:
+                    shard: tuple[int, int] | None = None) -> None:
     """Sessions grouped by the session field across files, in order of first appearance.
 
     Each record is mapped into its session's builder as soon as it is read, and a session is
@@ -643,7 +649,7 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
             first = _session_ends(cleaner, files, paths, settings, progress, scans)
         except (SessionFailed, InputError) as exc:
             totals.error = f"{exc} (the run stopped; nothing written)"
-            return []
+            return
         part = Part()
         if shard is not None:
             part = Part(shard[0] - 1, shard[1])
@@ -654,7 +660,8 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
         if processes > 1 and even and initargs is not None:
             if pool is None:
                 pool, done = _field_pool(processes, initargs, progress)
-            return _field_shards(pool, done, files, output, totals, first, part, min(processes, len(first.ends)))
+            _field_shards(pool, done, files, output, totals, summary, first, part, min(processes, len(first.ends)))
+            return
     except BaseException:  # an interruption: end the workers' work, nothing half-written
         if pool is not None:
             stop_now(pool)
@@ -664,7 +671,7 @@ def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, tota
             pool.shutdown(cancel_futures=True)
     if processes > 1 and cleaner.mapping.privacy.redact:
         cleaner.helpers = Helpers(processes - 1, cleaner.mapping.privacy)
-    return [outcome for _, outcome in _field_pass(cleaner, files, output, totals, first, progress, part)]
+    _field_pass(cleaner, files, output, totals, summary, first, progress, part)
 
 
 def _even_enough(counts: list[int]) -> bool:
@@ -674,11 +681,11 @@ def _even_enough(counts: list[int]) -> bool:
     return len(counts) > 1 and 2 * max(counts) <= sum(counts)
 
 
-def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome, first: FirstPass,
-                progress: bool, part: Part | None = None) -> list[tuple[tuple[int, int], Outcome]]:
+def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome, summary: Summary,
+                first: FirstPass, progress: bool, part: Part | None = None) -> None:
     """The cleaning pass of ``_clean_by_field``: every session of ``first``, or those ``part``
-    holds (the records of every other session are read and passed over). Each outcome comes with
-    where its session began (file, record): the order of the summary.
+    holds (the records of every other session are read and passed over). Each outcome is folded
+    into ``summary`` at where its session began (file, record): the order of the summary.
 
     A session is written at the record the first pass found last in it, so an input that changed
     since could cut one session in two or write one with records missing. Whatever shows that it
@@ -695,11 +702,12 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
     settings = cleaner.mapping.session
     paths = compile_paths(settings.field)
     sessions: dict[str, Session] = {}
-    slots: dict[str, int] = {}  # a session's place in the summary: its first appearance
-    outcomes: list[Outcome | None] = []
-    begun: list[tuple[int, int]] = []  # where each slot's session began
+    begun: dict[str, tuple[int, int, int]] = {}  # where each open session began: its place in the summary
+    keep = summary.kept_outcomes is not None
     held: list[Held] = []  # the outputs of the sessions ended in the file being read ...
-    held_slots: list[int] = []  # ... and their places in the summary
+    ended = Summary(keep)  # ... their outcomes, into summary once they are in place ...
+    written: list[Written] = []  # ... and what failing one whose rename fails takes
+    settled = 0  # held[:settled] are synced: their futures let go (a file may end a million sessions)
     done = 0
     try:
         for index, item in enumerate(files):
@@ -722,9 +730,7 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                             + ": the input changed during the run; rerun once it no longer changes")
                     target = renamed.get(key) or _field_target(item, key)
                     session = sessions[key] = cleaner.start(Job(key, [item], target))
-                    slots[key] = len(outcomes)
-                    outcomes.append(None)
-                    begun.append((index, position))
+                    begun[key] = (1, index, position)  # after the folders not read (0, n)
                 elif item not in session.job.files:
                     session.job.files.append(item)
                 cleaner.feed(session, where, raw)
@@ -735,10 +741,15 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                         raise SessionFailed(
                             f"{where}: session {key!r} reached its last record with {session.read} records where the "
                             f"first pass read {end[2]}: the input changed during the run; rerun once it no longer changes")
-                    slot = slots[key]
-                    outcomes[slot] = cleaner.finish(sessions.pop(key), output, held)
-                    if len(held) > len(held_slots):  # written (held), not failed
-                        held_slots.append(slot)
+                    at = begun.pop(key)
+                    outcome = cleaner.finish(sessions.pop(key), output, held)
+                    if len(held) > len(written):  # written (held), not failed
+                        ended.add(at, outcome)
+                        written.append((at, outcome.key, outcome.rows, outcome.output, outcome if keep else None))
+                        while settled < len(held) and held[settled].settle():
+                            settled += 1
+                    else:
+                        summary.add(at, outcome)
                     ends[key] = _WRITTEN
                     done += 1
                     if progress:
@@ -750,12 +761,11 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
                 raise SessionFailed(
                     f"{item.path}: {position + 1} records where the first pass read {first.counts[index]}: "
                     "the input changed during the run; rerun once it no longer changes")
-            _put_in_place(held, held_slots, outcomes)
+            _put_in_place(held, written, ended, summary)
+            ended, settled = Summary(keep), 0
     except (SessionFailed, InputError) as exc:  # the input changed since the first pass
         totals.error = f"{exc} (the run stopped; sessions already written are complete)"
-        for slot in held_slots:  # never put in place: not written
-            outcomes[slot] = None
-        return [(at, o) for at, o in zip(begun, outcomes) if o is not None]
+        return  # the sessions held are never put in place: not written, not in the summary
     finally:
         discard_held(held)  # those of the file being read when the run stopped: not written
     if sessions:  # records the first pass found are gone
@@ -764,21 +774,26 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
             f"{session.job.files[-1].path}: session {key!r} did not end where the first pass found its last "
             f"record: the input changed during the run; rerun once it no longer changes ({len(sessions)} "
             "session(s) not written; the sessions already written are complete)")
-    return [(at, o) for at, o in zip(begun, outcomes) if o is not None]
 
 
-def _put_in_place(held: list[Held], slots: list[int], outcomes: list[Outcome | None]) -> None:
-    """Rename the held outputs into place (``_field_pass``, at the end of a file); a rename that
-    fails fails its session. Both lists are emptied."""
-    for output_held, slot in zip(held, slots):
+# a session held by _field_pass: its place, key, rows and output, and its outcome when the run keeps them
+Written = tuple[tuple[int, int, int], str, int, str, Outcome | None]
+
+
+def _put_in_place(held: list[Held], written: list[Written], ended: Summary, summary: Summary) -> None:
+    """Rename the held outputs into place (``_field_pass``, at the end of a file) and merge the
+    summary of their sessions, ``ended``, into ``summary``; a rename that fails fails its session.
+    Both lists are emptied."""
+    for output_held, (at, key, rows, out, outcome) in zip(held, written):
         try:
             output_held.release()
         except OSError as exc:
-            outcome = outcomes[slot]
-            assert outcome is not None
-            outcome.fail_write(exc)
+            ended.unwrite(at, rows, write_failure(key, out, exc))
+            if outcome is not None:
+                outcome.fail_write(exc)
+    summary.merge(ended)
     held.clear()
-    slots.clear()
+    written.clear()
 
 
 def _place(data: bytes) -> int:
@@ -817,12 +832,16 @@ class Part:
         return self.of(key, self.workers) == (self.shard, self.worker)
 
 
-def _field_work(part: Part, files: list[InputFile], output: Path,
-                first: FirstPass) -> tuple[list[tuple[tuple[int, int], Outcome]], Outcome]:
-    """One worker's share of ``_field_shards``: its sessions' outcomes, and its run totals."""
+def _field_work(part: Part, files: list[InputFile], output: Path, first: FirstPass,
+                keep: bool) -> tuple[Summary, Outcome]:
+    """One worker's share of ``_field_shards``: its sessions' summary (``keep``: with their
+    outcomes), and its run totals."""
     assert _WORKER is not None
     totals = Outcome("run")
-    return run_task(_field_pass, _WORKER, files, output, totals, first, False, part), totals
+    summary = Summary(keep)
+    run_task(_field_pass, _WORKER, files, output, totals, summary, first, False, part)
+    summary.settle()
+    return summary, totals
 
 
 def _field_pool(processes: int, initargs: tuple, progress: bool) -> tuple[ProcessPoolExecutor, Any]:
@@ -838,17 +857,18 @@ def _field_pool(processes: int, initargs: tuple, progress: bool) -> tuple[Proces
 
 
 def _field_shards(pool: ProcessPoolExecutor, done: Any, files: list[InputFile], output: Path, totals: Outcome,
-                  first: FirstPass, part: Part, count: int) -> list[Outcome]:
+                  summary: Summary, first: FirstPass, part: Part, count: int) -> None:
     """Sessions grouped by field, the sessions ``part`` holds cleaned in ``pool`` by ``count``
     worker processes, each taking its share of them (``Part``); ``done``: their shared count of
     finished sessions, for the progress line, or None.
 
     Sessions may interleave anywhere in the files, so each worker reads every record and maps
     only its own: the reading is done once per worker, the mapping, redaction, validation and
-    writing once in all (most of the work). The outcomes come back in the order one process
-    gives them; what the run counts itself (lines not read, records without a session id) is
+    writing once in all (most of the work). Each worker's summary is merged into ``summary``,
+    whose places give the order one process gives; what the run counts itself (lines not read, records without a session id) is
     taken from the first worker alone, as each worker reads them all."""
-    futures = [pool.submit(_field_work, Part(part.shard, part.shards, worker, count), files, output, share)
+    keep = summary.kept_outcomes is not None
+    futures = [pool.submit(_field_work, Part(part.shard, part.shards, worker, count), files, output, share, keep)
                for worker, share in enumerate(first.shares(part, count))]
     if done is not None:
         from concurrent.futures import wait
@@ -859,20 +879,17 @@ def _field_shards(pool: ProcessPoolExecutor, done: Any, files: list[InputFile], 
             print(f"\r{done.value}/{len(first.ends)} sessions ({count} processes)".ljust(32), end="",
                   file=sys.stderr)
     results = [future.result() for future in futures]
-    outcomes: list[tuple[tuple[int, int], Outcome]] = []
     for worker, (mine, theirs) in enumerate(results):
-        outcomes.extend(mine)
+        summary.merge(mine)
         if worker == 0:
             totals.skipped.update(theirs.skipped)
             for reason, where in theirs.examples.items():
                 totals.examples.setdefault(reason, where)
         totals.error = totals.error or theirs.error
-    outcomes.sort(key=lambda pair: pair[0])  # where each session began: the order one process gives
-    return [outcome for _, outcome in outcomes]
 
 
-def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome,
-                      progress: bool) -> list[Outcome]:
+def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome, summary: Summary,
+                      progress: bool) -> None:
     """One session per element of the list a ``*`` in input.records_path stands for (one conversation of
     an array of conversations), in file order; one session is open at a time.
 
@@ -880,7 +897,7 @@ def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, to
     mapping names one (``document.id``), else its position (``0003``) or its key in an object.
     """
     name_paths = compile_paths(cleaner.mapping.session.field)
-    outcomes: list[Outcome] = []
+    count = 0  # the sessions so far: the place of the next in the summary
     taken: set[str] = set()
 
     def target_for(item: InputFile, where: Any, raw: dict) -> Path:
@@ -903,21 +920,23 @@ def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, to
             for where, raw in cleaner.records_of(item, totals):
                 if session is None or where.element != current:
                     if session is not None:
-                        outcomes.append(cleaner.finish(session, output))
+                        count += 1
+                        summary.add((1, count), cleaner.finish(session, output))
                     current = where.element
                     key = f"{item.path} (element {where.element})" if where.element else str(item.path)
                     session = cleaner.start(Job(key, [item], target_for(item, where, raw)))
                 cleaner.feed(session, where, raw)
         except (SessionFailed, InputError) as exc:
             if session is None:
-                outcomes.append(Outcome(str(item.path), error=str(exc)))
+                count += 1
+                summary.add((1, count), Outcome(str(item.path), error=str(exc)))
             else:
                 cleaner._end(session, exc)
         if session is not None:
-            outcomes.append(cleaner.finish(session, output))
+            count += 1
+            summary.add((1, count), cleaner.finish(session, output))
         if progress:
-            print(f"\r{len(outcomes)} sessions", end="", file=sys.stderr)
-    return outcomes
+            print(f"\r{count} sessions", end="", file=sys.stderr)
 
 
 _WORKER: Cleaner | None = None
@@ -1243,20 +1262,21 @@ def _run(args: argparse.Namespace, mapping: Mapping, hooks: Hooks, adapter: Modu
         if not files:
             print(f"notice: shard {shard}/{count} holds none of the input files", file=sys.stderr)
     totals = Outcome("run")
-    outcomes: list[Outcome] = []
-    for path, reason in not_read:
-        if reason.startswith("folder cannot be read"):
-            outcomes.append(Outcome(path, error=f"{path}: {reason}; fix its permissions or leave it out of --input"))
+    report = getattr(args, "report", None)
+    summary = Summary(keep=report is not None)
+    for n, (path, reason) in enumerate(not_read):
+        if reason.startswith("folder cannot be read"):  # listed before every session
+            summary.add((0, n), Outcome(path, error=f"{path}: {reason}; fix its permissions or leave it out of --input"))
         else:
             totals.skipped[f"input entry not read: {reason}"] += 1
             totals.examples.setdefault(f"input entry not read: {reason}", path)
-    if not layout and not outcomes:
+    if not layout and not summary.failed:
         raise UsageError(f"{args.input}: no input files match {settings.input.include} (check --input or input.include in the mapping)")
     cleaner.inputs = {item.path.resolve() for item in files}
     progress = sys.stderr.isatty() and not args.quiet
     cleaner.committer = Committer()
     try:
-        _clean_all(cleaner, args, files, output, totals, outcomes, progress, layout)
+        _clean_all(cleaner, args, files, output, totals, summary, progress, layout)
     except BaseException:
         if cleaner.helpers is not None:
             cleaner.helpers.stop(wait=False)
@@ -1265,26 +1285,25 @@ def _run(args: argparse.Namespace, mapping: Mapping, hooks: Hooks, adapter: Modu
     if cleaner.helpers is not None:
         cleaner.helpers.stop()
     cleaner.committer.close()
-    for outcome in outcomes:
-        outcome.settle()
-    sync_folders((output / o.output).parent for o in outcomes if o.output)
+    summary.settle()
+    sync_folders(output / folder for folder in summary.folders)
     if progress:
         print(file=sys.stderr)
-    report = getattr(args, "report", None)
     if report is not None:  # clean_file's view of the run
-        report.update(files=[str(item.path) for item in files], totals=totals, outcomes=outcomes)
+        report.update(files=[str(item.path) for item in files], totals=totals, outcomes=summary.outcomes)
     try:
-        return _summarise(len(files), totals, outcomes, args.quiet)
+        return summary.report(len(files), totals, args.quiet)
     except BrokenPipeError:  # the sessions are written; only the summary's reader is gone
         _quiet_stdout()
-        return 1 if totals.error or any(o.error for o in outcomes) else 0
+        return 1 if totals.error or summary.failed else 0
 
 
 def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile], output: Path,
-               totals: Outcome, outcomes: list[Outcome], progress: bool,
+               totals: Outcome, summary: Summary, progress: bool,
                layout: list[InputFile] | None = None) -> None:
-    """Clean every session as the mapping groups them, appending each one's outcome. ``layout``
-    (all the files, when ``files`` is one shard of them) names the outputs as a whole run would."""
+    """Clean every session as the mapping groups them, each one's outcome folded into ``summary``.
+    ``layout`` (all the files, when ``files`` is one shard of them) names the outputs as a whole
+    run would."""
     settings = cleaner.mapping
     by = settings.session.by
     jobs = []
@@ -1297,14 +1316,14 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
     initargs = (cleaner.mapping, hooks_path, args.schema, cleaner.limits, args.max_session_mb, cleaner.inputs,
                 args.debug, adapter_path)
     if by == "field":  # how many sessions there are is known only after its first pass
-        outcomes.extend(_clean_by_field(cleaner, files, output, totals, progress, processes, initargs, args.shard))
+        _clean_by_field(cleaner, files, output, totals, summary, progress, processes, initargs, args.shard)
         return
     if processes > 1 and len(jobs) <= 1 and settings.privacy.redact:
         # sessions are cleaned here one at a time: the other processes redact the long strings of
         # those that grow large
         cleaner.helpers = Helpers(processes - 1, settings.privacy)
     if by == "element":
-        outcomes.extend(_clean_by_element(cleaner, files, output, totals, progress))
+        _clean_by_element(cleaner, files, output, totals, summary, progress)
     else:
         for job in jobs:
             if (output / job.target).resolve() in cleaner.inputs:
@@ -1314,7 +1333,7 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
             with _pool(min(processes, len(jobs)), initargs) as pool:
                 try:
                     for n, outcome in enumerate(pool.map(_work, jobs, [output] * len(jobs), chunksize=4), 1):
-                        outcomes.append(outcome)
+                        summary.add((1, n), outcome)
                         if progress:
                             print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
                 except BaseException:  # an interruption: drop the sessions not started, end the current ones
@@ -1322,75 +1341,9 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
                     raise
         else:
             for n, job in enumerate(jobs, 1):
-                outcomes.append(cleaner.clean(job, output))
+                summary.add((1, n), cleaner.clean(job, output))
                 if progress:
                     print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
-
-
-def _summarise(files_read: int, totals: Outcome, outcomes: list[Outcome], quiet: bool) -> int:
-    skipped = Counter(totals.skipped)
-    repaired: Counter = Counter()
-    redactions: Counter = Counter()
-    examples = dict(totals.examples)
-    truncated = 0
-    for o in outcomes:
-        skipped.update(o.skipped)
-        repaired.update(o.repaired)
-        redactions.update(o.redactions)
-        truncated += o.truncated
-        for reason, where in o.examples.items():
-            examples.setdefault(reason, where)
-    written = [o for o in outcomes if o.output]
-    failed = [o for o in outcomes if o.error]
-    skipped_sessions = [o for o in outcomes if o.skipped_session]
-    out = sys.stdout
-    print(f"files read:        {files_read}", file=out)
-    print(f"sessions written:  {len(written)}", file=out)
-    print(f"rows written:      {sum(o.rows for o in written)}", file=out)
-    print(f"sessions skipped:  {len(skipped_sessions)}", file=out)
-    for o in skipped_sessions:
-        print(f"  {o.key}: {o.skipped_session}", file=out)
-    print(f"items skipped:     {sum(skipped.values())}", file=out)
-    for reason, count in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])):
-        print(f"  {count} x {reason} (first at {examples.get(reason, '?')})", file=out)
-    if repaired:
-        print("repairs:", file=out)
-        for reason, count in sorted(repaired.items()):
-            print(f"  {count} x {reason}", file=out)
-    _print_kept(outcomes, out)
-    print(f"redactions:        {sum(redactions.values())}", file=out)
-    for kind, count in sorted(redactions.items()):
-        print(f"  {count} x {kind}", file=out)
-    print(f"truncated strings: {truncated}", file=out)
-    warnings = [(o.key, w) for o in outcomes for w in o.warnings]
-    if warnings and not quiet:
-        print(f"warnings:          {len(warnings)}", file=out)
-        for key, warning in warnings[:20]:
-            print(f"  {key}: {warning}", file=out)
-    if totals.error:
-        failed.append(totals)
-    print(f"sessions failed:   {len(failed)}", file=out)
-    for o in failed:
-        print(f"error: {o.error}", file=sys.stderr)
-    return 1 if failed else 0
-
-
-def _print_kept(outcomes: list[Outcome], out: Any) -> None:
-    """What share of the calls, results and texts the mapping read was written; the sessions that
-    lost some, first few named (a lost call or result is a structure the trajectory misses)."""
-    seen: Counter = Counter()
-    kept: Counter = Counter()
-    for o in outcomes:
-        seen.update(o.seen)
-        kept.update(o.kept)
-    parts = [f"{what} {kept[what]}/{seen[what]}" for what in ("calls", "results", "texts") if seen[what]]
-    print(f"kept:              {', '.join(parts) or 'nothing read'}", file=out)
-    losing = [o for o in outcomes if any(o.kept[w] < o.seen[w] for w in ("calls", "results"))]
-    if losing:
-        print(f"  sessions losing calls or results: {len(losing)}", file=out)
-        for o in losing[:5]:
-            shares = ", ".join(f"{w} {o.kept[w]}/{o.seen[w]}" for w in ("calls", "results") if o.seen[w])
-            print(f"    {o.key}: {shares}", file=out)
 
 
 def _quiet_stdout() -> None:

@@ -38,7 +38,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -300,10 +300,30 @@ class Held:
     """A file written and synced to its temporary name (``write_held``), put in place only when
     ``release`` is called, or removed by ``discard``: for an output that is right only if what is
     read after it agrees (``run._field_pass`` holds the sessions that end in an input file until
-    that file has been read to its end as the first pass read it)."""
+    that file has been read to its end as the first pass read it).
+
+    ``settle`` lets go of the sync's future once it is done, keeping only its error: a file that
+    ends many sessions holds one of these for each until its end, and a future (its condition,
+    lock and waiters) is about a kilobyte."""
+
+    __slots__ = ("failure", "number", "path", "synced", "tmp")
 
     def __init__(self, tmp: str, path: Path, synced: Future | None, number: int):
         self.tmp, self.path, self.synced, self.number = tmp, path, synced, number
+        self.failure: BaseException | None = None
+
+    def settle(self) -> bool:
+        """Whether the sync is over (its outcome kept, the future let go)."""
+        synced = self.synced
+        if synced is not None:
+            if not synced.done():
+                return False
+            try:
+                self.failure = synced.exception()
+            except CancelledError as exc:  # (an interrupted run discards it)
+                self.failure = exc
+            self.synced = None
+        return True
 
     def release(self) -> None:
         """Rename the file into place once its fsync is done; on failure it is removed and the
@@ -311,6 +331,8 @@ class Held:
         try:
             if self.synced is not None:
                 self.synced.result()
+            if self.failure is not None:
+                raise self.failure
             os.replace(self.tmp, self.path)
         except BaseException:
             _discard(self.tmp)

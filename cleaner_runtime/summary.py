@@ -1,0 +1,201 @@
+"""A run's summary, folded from its sessions' outcomes as they settle.
+
+A run used to keep every session's ``Outcome`` (six counters, a dict and a list: about 3 KB of
+Python objects for a small session) until it printed its summary, so its memory grew with the
+number of sessions: 26,000 helpdesk tickets in one CSV held 80 MB more than 6,500 did, and a
+corpus of a million sessions would have held gigabytes. The summary needs far less: counts, the
+first place each skip reason was seen, the sessions it names (skipped and failed ones, every one;
+warnings and sessions losing calls or results, the first few) and the folders written to.
+
+Each outcome is folded with its place in the run (``at``: anything sortable, the same kind for
+every session of a run), so that outcomes may come in any order, from any process, and partial
+summaries merge (``merge``): what is printed is what the outcomes in the order of their places
+would print. An outcome whose output is still being synced and renamed (``Outcome.pending``) is
+folded once that is done, since a failed rename fails its session.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter, deque
+from typing import Any
+
+WARNINGS_SHOWN = 20  # warnings printed (all are counted)
+LOSING_SHOWN = 5  # sessions losing calls or results named (all are counted)
+PENDING = 64  # outcomes waiting for their output's rename before the oldest is waited for
+
+
+class Summary:
+    """What the summary of a run prints, folded from its outcomes (``add``); with ``keep``, the
+    outcomes too, in the order of their places (``outcomes``: ``api.clean_file`` returns them)."""
+
+    def __init__(self, keep: bool = False):
+        self.written = 0
+        self.rows = 0
+        self.skipped: Counter = Counter()
+        self.repaired: Counter = Counter()
+        self.redactions: Counter = Counter()
+        self.truncated = 0
+        self.seen: Counter = Counter()
+        self.kept: Counter = Counter()
+        self.examples: dict[str, tuple[Any, str]] = {}  # skip reason: (place, where) of its first
+        self.skipped_sessions: list[tuple[Any, str, str]] = []  # (place, key, why)
+        self.failed: list[tuple[Any, str]] = []  # (place, error)
+        self.warnings: list[tuple[Any, int, str, str]] = []  # the first ones: (place, n, key, warning)
+        self.warning_count = 0
+        self.losing: list[tuple[Any, int, str, str]] = []  # the first ones: (place, 0, key, shares)
+        self.losing_count = 0
+        self.folders: set[str] = set()  # of the outputs written, relative to the output folder
+        self.kept_outcomes: list[tuple[Any, Any]] | None = [] if keep else None
+        self._pending: deque[tuple[Any, Any]] = deque()
+
+    # -- folding -------------------------------------------------------------------------------
+    def add(self, at: Any, outcome: Any) -> None:
+        """Fold one session's outcome, at its place in the run, once its output is in place: the
+        oldest ones waiting are folded as their renames are done (the writer's threads take them
+        in order), and past ``PENDING`` the oldest is waited for."""
+        if outcome.pending is None and not self._pending:
+            self._fold(at, outcome)
+            return
+        pending = self._pending
+        pending.append((at, outcome))
+        while pending and (len(pending) > PENDING or pending[0][1].pending is None or pending[0][1].pending.done()):
+            place, oldest = pending.popleft()
+            oldest.settle()
+            self._fold(place, oldest)
+
+    def settle(self) -> None:
+        """Wait for every output still being put in place, and fold its outcome."""
+        pending, self._pending = self._pending, deque()
+        for at, outcome in pending:
+            outcome.settle()
+            self._fold(at, outcome)
+
+    def _fold(self, at: Any, o: Any) -> None:
+        if o.output:
+            self.written += 1
+            self.rows += o.rows
+            self.folders.add(os.path.dirname(o.output))
+        if o.error:
+            self.failed.append((at, o.error))
+        if o.skipped_session:
+            self.skipped_sessions.append((at, o.key, o.skipped_session))
+        self.skipped.update(o.skipped)
+        self.repaired.update(o.repaired)
+        self.redactions.update(o.redactions)
+        self.truncated += o.truncated
+        examples = self.examples
+        for reason, where in o.examples.items():
+            first = examples.get(reason)
+            if first is None or at < first[0]:
+                examples[reason] = (at, where)
+        self.seen.update(o.seen)
+        self.kept.update(o.kept)
+        if o.warnings:
+            self.warning_count += len(o.warnings)
+            self.warnings = _first([*self.warnings, *((at, n, o.key, w) for n, w in enumerate(o.warnings))],
+                                   WARNINGS_SHOWN)
+        if any(o.kept[w] < o.seen[w] for w in ("calls", "results")):
+            self.losing_count += 1
+            shares = ", ".join(f"{w} {o.kept[w]}/{o.seen[w]}" for w in ("calls", "results") if o.seen[w])
+            self.losing = _first([*self.losing, (at, 0, o.key, shares)], LOSING_SHOWN)
+        if self.kept_outcomes is not None:
+            self.kept_outcomes.append((at, o))
+
+    def unwrite(self, at: Any, rows: int, error: str) -> None:
+        """A session folded as written whose output could not be put in place after all: failed."""
+        self.written -= 1
+        self.rows -= rows
+        self.failed.append((at, error))
+
+    def merge(self, other: Summary) -> None:
+        """Fold in another (settled) summary of other sessions of the same run: a worker's."""
+        self.written += other.written
+        self.rows += other.rows
+        self.folders |= other.folders
+        self.failed += other.failed
+        self.skipped_sessions += other.skipped_sessions
+        for mine, theirs in ((self.skipped, other.skipped), (self.repaired, other.repaired),
+                             (self.redactions, other.redactions), (self.seen, other.seen), (self.kept, other.kept)):
+            mine.update(theirs)
+        self.truncated += other.truncated
+        for reason, (at, where) in other.examples.items():
+            first = self.examples.get(reason)
+            if first is None or at < first[0]:
+                self.examples[reason] = (at, where)
+        self.warning_count += other.warning_count
+        self.warnings = _first(self.warnings + other.warnings, WARNINGS_SHOWN)
+        self.losing_count += other.losing_count
+        self.losing = _first(self.losing + other.losing, LOSING_SHOWN)
+        if self.kept_outcomes is not None and other.kept_outcomes is not None:
+            self.kept_outcomes += other.kept_outcomes
+
+    def __getstate__(self) -> dict:  # a worker's summary is sent back settled: nothing pending
+        assert not self._pending
+        return self.__dict__
+
+    @property
+    def outcomes(self) -> list[Any]:
+        """The outcomes kept (``keep``), in the order of their places."""
+        return [o for _, o in sorted(self.kept_outcomes or [], key=lambda pair: pair[0])]
+
+    # -- printing ------------------------------------------------------------------------------
+    def report(self, files_read: int, totals: Any, quiet: bool) -> int:
+        """Print the summary (stdout; errors on stderr) and return the exit code: 1 if any session
+        failed or the run stopped, else 0. ``totals`` holds what the run counted itself."""
+        skipped = Counter(totals.skipped)
+        skipped.update(self.skipped)
+        examples = dict(totals.examples)
+        for reason, (_, where) in self.examples.items():
+            examples.setdefault(reason, where)
+        out = sys.stdout
+        print(f"files read:        {files_read}", file=out)
+        print(f"sessions written:  {self.written}", file=out)
+        print(f"rows written:      {self.rows}", file=out)
+        print(f"sessions skipped:  {len(self.skipped_sessions)}", file=out)
+        for _, key, why in sorted(self.skipped_sessions, key=_place):
+            print(f"  {key}: {why}", file=out)
+        print(f"items skipped:     {sum(skipped.values())}", file=out)
+        for reason, count in sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])):
+            print(f"  {count} x {reason} (first at {examples.get(reason, '?')})", file=out)
+        if self.repaired:
+            print("repairs:", file=out)
+            for reason, count in sorted(self.repaired.items()):
+                print(f"  {count} x {reason}", file=out)
+        self._print_kept(out)
+        print(f"redactions:        {sum(self.redactions.values())}", file=out)
+        for kind, count in sorted(self.redactions.items()):
+            print(f"  {count} x {kind}", file=out)
+        print(f"truncated strings: {self.truncated}", file=out)
+        if self.warning_count and not quiet:
+            print(f"warnings:          {self.warning_count}", file=out)
+            for _, _, key, warning in self.warnings:
+                print(f"  {key}: {warning}", file=out)
+        errors = [error for _, error in sorted(self.failed, key=_place)]
+        if totals.error:
+            errors.append(totals.error)
+        print(f"sessions failed:   {len(errors)}", file=out)
+        for error in errors:
+            print(f"error: {error}", file=sys.stderr)
+        return 1 if errors else 0
+
+    def _print_kept(self, out: Any) -> None:
+        """What share of the calls, results and texts the mapping read was written; the sessions that
+        lost some, first few named (a lost call or result is a structure the trajectory misses)."""
+        seen, kept = self.seen, self.kept
+        parts = [f"{what} {kept[what]}/{seen[what]}" for what in ("calls", "results", "texts") if seen[what]]
+        print(f"kept:              {', '.join(parts) or 'nothing read'}", file=out)
+        if self.losing_count:
+            print(f"  sessions losing calls or results: {self.losing_count}", file=out)
+            for _, _, key, shares in self.losing:
+                print(f"    {key}: {shares}", file=out)
+
+
+def _place(item: tuple) -> Any:
+    return item[0]
+
+
+def _first(items: list[tuple], n: int) -> list[tuple]:
+    """The ``n`` items of the earliest places: (place, number within the session, ...)."""
+    return sorted(items, key=lambda item: item[:2])[:n]
