@@ -341,6 +341,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-normalizer", action="store_true", help="skip Letta's normalizer")
     parser.add_argument("--per-session-limit", type=int, default=200,
                         help="sessions timed for the per-session normalizer on many-session corpora (0: all)")
+    parser.add_argument("--corpus", action="append", metavar="SESSIONSxRECORDS",
+                        help="a corpus of this shape instead of the default two (repeatable), e.g. 20000x5: "
+                             "many tiny sessions, whose peak memory shows what a run holds per session")
     parser.add_argument("--json", dest="json_out", help="also write the results as JSON to this file")
     args = parser.parse_args(argv)
     runs = args.runs or (2 if args.quick else 3)
@@ -348,6 +351,11 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
     sizes = {"single": (1, 30_000), "many": (300, 100)} if args.quick else {"single": (1, 200_000), "many": (2000, 100)}
+    if args.corpus:
+        try:
+            sizes = {shape: tuple(int(n) for n in shape.lower().split("x", 1)) for shape in args.corpus}
+        except ValueError:
+            parser.error(f"--corpus takes SESSIONSxRECORDS, such as 20000x5 (got {args.corpus})")
 
     def log(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
