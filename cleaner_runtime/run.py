@@ -865,8 +865,9 @@ def _field_shards(pool: ProcessPoolExecutor, done: Any, files: list[InputFile], 
     Sessions may interleave anywhere in the files, so each worker reads every record and maps
     only its own: the reading is done once per worker, the mapping, redaction, validation and
     writing once in all (most of the work). Each worker's summary is merged into ``summary``,
-    whose places give the order one process gives; what the run counts itself (lines not read, records without a session id) is
-    taken from the first worker alone, as each worker reads them all."""
+    whose places give the order one process gives; what the run counts itself (lines not read,
+    records without a session id) is taken from the first worker alone, as each worker reads them
+    all."""
     keep = summary.kept_outcomes is not None
     futures = [pool.submit(_field_work, Part(part.shard, part.shards, worker, count), files, output, share, keep)
                for worker, share in enumerate(first.shares(part, count))]
