@@ -703,7 +703,7 @@ def _field_pass(cleaner: Cleaner, files: list[InputFile], output: Path, totals: 
     paths = compile_paths(settings.field)
     sessions: dict[str, Session] = {}
     begun: dict[str, tuple[int, int, int]] = {}  # where each open session began: its place in the summary
-    keep = summary.kept_outcomes is not None
+    keep = summary.keep
     held: list[Held] = []  # the outputs of the sessions ended in the file being read ...
     ended = Summary(keep)  # ... their outcomes, into summary once they are in place ...
     written: list[Written] = []  # ... and what failing one whose rename fails takes
@@ -868,7 +868,7 @@ def _field_shards(pool: ProcessPoolExecutor, done: Any, files: list[InputFile], 
     whose places give the order one process gives; what the run counts itself (lines not read,
     records without a session id) is taken from the first worker alone, as each worker reads them
     all."""
-    keep = summary.kept_outcomes is not None
+    keep = summary.keep
     futures = [pool.submit(_field_work, Part(part.shard, part.shards, worker, count), files, output, share, keep)
                for worker, share in enumerate(first.shares(part, count))]
     if done is not None:

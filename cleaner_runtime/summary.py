@@ -7,10 +7,12 @@ corpus of a million sessions would have held gigabytes. The summary needs far le
 first place each skip reason was seen, the sessions it names (skipped and failed ones, every one;
 warnings and sessions losing calls or results, the first few) and the folders written to.
 
-Each outcome is folded with its place in the run (``at``: anything sortable, the same kind for
-every session of a run), so that outcomes may come in any order, from any process, and partial
-summaries merge (``merge``): what is printed is what the outcomes in the order of their places
-would print. An outcome whose output is still being synced and renamed (``Outcome.pending``) is
+Each outcome is folded with its place in the run (``at``), so that outcomes may come in any
+order, from any process, and partial summaries merge (``merge``): what is printed is what the
+outcomes in the order of their places would print. The places are tuples: ``(0, n)`` for the
+folders that could not be read (listed first), then ``(1, n)`` for the n-th session by file or by
+element, or ``(1, file, record)`` for a session grouped by field (where it began); one run uses
+one kind of session place. An outcome whose output is still being synced and renamed (``Outcome.pending``) is
 folded once that is done, since a failed rename fails its session.
 """
 
@@ -31,6 +33,7 @@ class Summary:
     outcomes too, in the order of their places (``outcomes``: ``api.clean_file`` returns them)."""
 
     def __init__(self, keep: bool = False):
+        self.keep = keep
         self.written = 0
         self.rows = 0
         self.skipped: Counter = Counter()
@@ -52,9 +55,10 @@ class Summary:
 
     # -- folding -------------------------------------------------------------------------------
     def add(self, at: Any, outcome: Any) -> None:
-        """Fold one session's outcome, at its place in the run, once its output is in place: the
-        oldest ones waiting are folded as their renames are done (the writer's threads take them
-        in order), and past ``PENDING`` the oldest is waited for."""
+        """Fold one session's outcome, at its place in the run, once its output is in place: those
+        waiting are folded from the oldest as their renames are done (the writer's threads finish
+        them about in order; the order of folding does not change the summary), and past
+        ``PENDING`` the oldest is waited for."""
         if outcome.pending is None and not self._pending:
             self._fold(at, outcome)
             return
@@ -104,13 +108,15 @@ class Summary:
             self.kept_outcomes.append((at, o))
 
     def unwrite(self, at: Any, rows: int, error: str) -> None:
-        """A session folded as written whose output could not be put in place after all: failed."""
+        """A session folded as written whose output could not be put in place after all: failed.
+        (Its folder stays among ``folders``: syncing it once more at the end is harmless.)"""
         self.written -= 1
         self.rows -= rows
         self.failed.append((at, error))
 
     def merge(self, other: Summary) -> None:
-        """Fold in another (settled) summary of other sessions of the same run: a worker's."""
+        """Fold in another summary of other sessions of the same run (a worker's), once settled."""
+        other.settle()
         self.written += other.written
         self.rows += other.rows
         self.folders |= other.folders
