@@ -12,8 +12,8 @@ order, from any process, and partial summaries merge (``merge``): what is printe
 outcomes in the order of their places would print. The places are tuples: ``(0, n)`` for the
 folders that could not be read (listed first), then ``(1, n)`` for the n-th session by file or by
 element, or ``(1, file, record)`` for a session grouped by field (where it began); one run uses
-one kind of session place. An outcome whose output is still being synced and renamed (``Outcome.pending``) is
-folded once that is done, since a failed rename fails its session.
+one kind of session place. An outcome whose output is still being synced and renamed
+(``Outcome.pending``) is folded once that is done, since a failed rename fails its session.
 """
 
 from __future__ import annotations
@@ -89,11 +89,8 @@ class Summary:
         self.repaired.update(o.repaired)
         self.redactions.update(o.redactions)
         self.truncated += o.truncated
-        examples = self.examples
         for reason, where in o.examples.items():
-            first = examples.get(reason)
-            if first is None or at < first[0]:
-                examples[reason] = (at, where)
+            self._example(reason, at, where)
         self.seen.update(o.seen)
         self.kept.update(o.kept)
         if o.warnings:
@@ -127,15 +124,19 @@ class Summary:
             mine.update(theirs)
         self.truncated += other.truncated
         for reason, (at, where) in other.examples.items():
-            first = self.examples.get(reason)
-            if first is None or at < first[0]:
-                self.examples[reason] = (at, where)
+            self._example(reason, at, where)
         self.warning_count += other.warning_count
         self.warnings = _first(self.warnings + other.warnings, WARNINGS_SHOWN)
         self.losing_count += other.losing_count
         self.losing = _first(self.losing + other.losing, LOSING_SHOWN)
         if self.kept_outcomes is not None and other.kept_outcomes is not None:
             self.kept_outcomes += other.kept_outcomes
+
+    def _example(self, reason: str, at: Any, where: str) -> None:
+        """Keep ``where`` as the first place ``reason`` was seen, unless one earlier is known."""
+        first = self.examples.get(reason)
+        if first is None or at < first[0]:
+            self.examples[reason] = (at, where)
 
     def __getstate__(self) -> dict:  # a worker's summary is sent back settled: nothing pending
         assert not self._pending

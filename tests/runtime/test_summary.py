@@ -266,6 +266,20 @@ def test_a_held_output_lets_go_of_its_sync_and_keeps_its_failure(tmp_path: Path)
     committer.close()
 
 
+def flat_runs(raw: Path, runs: int) -> dict:
+    """``runs`` sessions of 12 records in files of 50 (benchmarks/corpus.py's flat format, grouped
+    by their run field) written to ``raw``; the mapping that cleans them."""
+    import yaml
+
+    benchmarks = Path(__file__).resolve().parents[2] / "benchmarks"
+    if str(benchmarks) not in sys.path:
+        sys.path.insert(0, str(benchmarks))
+    from corpus import Options, write_corpus
+
+    write_corpus(Options("flat", runs, 12), raw)
+    return yaml.safe_load((benchmarks / "flat.yml").read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize("by", ["file", "field"])
 def test_a_run_holds_no_outcome_of_a_finished_session(tmp_path: Path, monkeypatch, by: str):
     """Counted when the summary is printed: of 300 sessions, only the run's totals and the
@@ -281,11 +295,7 @@ def test_a_run_holds_no_outcome_of_a_finished_session(tmp_path: Path, monkeypatc
         for n in range(300):
             (raw / f"ticket-{n:03d}.json").write_text(ticket, encoding="utf-8")
     else:  # 300 runs in 6 files of the flat benchmark format, grouped by their run field
-        sys.path.insert(0, str(repo / "benchmarks"))
-        from corpus import Options, write_corpus
-
-        mapping = yaml.safe_load((repo / "benchmarks" / "flat.yml").read_text(encoding="utf-8"))
-        write_corpus(Options("flat", 300, 12), raw)
+        mapping = flat_runs(raw, 300)
     live = []
     report = Summary.report
 
@@ -303,16 +313,9 @@ def test_a_run_holds_no_outcome_of_a_finished_session(tmp_path: Path, monkeypatc
 def test_a_session_held_to_its_file_end_whose_rename_fails_is_counted_failed(tmp_path: Path, monkeypatch, capsys):
     """Sessions grouped by field are folded as they end but put in place at their file's end
     (``run._put_in_place``): one whose rename then fails is a failure in the summary, not a write."""
-    import yaml
-
     from cleaner_runtime import writer
 
-    repo = Path(__file__).resolve().parents[2]
-    sys.path.insert(0, str(repo / "benchmarks"))
-    from corpus import Options, write_corpus
-
-    mapping = yaml.safe_load((repo / "benchmarks" / "flat.yml").read_text(encoding="utf-8"))
-    write_corpus(Options("flat", 60, 12), tmp_path / "raw")
+    mapping = flat_runs(tmp_path / "raw", 60)
     replace = writer.os.replace
 
     def refusing(src, dst):
