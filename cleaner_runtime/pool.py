@@ -10,6 +10,7 @@ place. (A large session's helper processes, offload.py, are plain processes and 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from concurrent.futures import InvalidStateError  # concurrent.futures._base: no process pool imported
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,24 @@ def _stop_requested(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
 
+def _lost_interrupt(unraisable: Any) -> None:
+    """``sys.unraisablehook`` in a sessions' worker. SIGTERM's KeyboardInterrupt is raised in
+    whatever Python code runs when the signal arrives; when that is code whose exceptions Python
+    can only print ("Exception ignored in ...": a weakref callback such as a module lock's while the
+    task imports a module, a ``__del__``), the interrupt is lost and the task would run on. So the
+    signal is sent again a millisecond later (SIGALRM, ``_send_again``), once this hook, where a
+    signal's exception would be lost too, has returned."""
+    if issubclass(unraisable.exc_type, KeyboardInterrupt) and _STOPPING:
+        signal.setitimer(signal.ITIMER_REAL, 0.001)
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def _send_again(signum: int, frame: Any) -> None:
+    """SIGTERM again (see ``_lost_interrupt``); held, like the first, while a file is written."""
+    signal.raise_signal(signal.SIGTERM)
+
+
 def pool_process_signals() -> None:
     """In a sessions' worker: Ctrl-C is left to the main process, which stops the pool
     (``stop_now``); SIGTERM ends the task running with KeyboardInterrupt, and
@@ -37,7 +56,10 @@ def pool_process_signals() -> None:
     pool's manager thread waiting for the rest forever (and the run with it), and one killed holding
     a queue's lock blocks the others. The task's KeyboardInterrupt goes back as its result, and the
     process leaves when the pool, winding down, tells it to. Where a task writes a file, the write
-    holds SIGTERM until the rename (writer.py), so a file is finished or removed, never left half."""
+    holds SIGTERM until the rename (writer.py), so a file is finished or removed, never left half.
+    An interrupt raised where Python cannot pass it on is sent again (``_lost_interrupt``)."""
+    sys.unraisablehook = _lost_interrupt
+    signal.signal(signal.SIGALRM, _send_again)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_requested)
 
