@@ -3,11 +3,12 @@
 Run as a script (``python interrupt_race.py STOP TRIALS [DELAY [RESULT_CHARS]]``);
 test_interrupt_race.py runs it.
 Each trial builds a pool the way a rendered cleaner runs sessions with ``--jobs 2`` (two workers
-that ignore SIGINT and die on SIGTERM, ``pool.map`` with ``chunksize=4``), lets the first chunk
-finish, then raises KeyboardInterrupt in the main thread while it waits for the next result (as
-Ctrl-C, or SIGTERM through the cleaner's handler, does): ``map``'s iterator cancels the futures
-not yet started, and the stop under test runs. The pool is then dropped, as the cleaner's frames
-are when it returns 130.
+that ignore SIGINT and die on SIGTERM, the sessions handed over in chunks of 4 by
+``cleaner_runtime.pool.each_done``), lets the first chunk finish, then raises KeyboardInterrupt in
+the main thread while it waits for the next result (as Ctrl-C, or SIGTERM through the cleaner's
+handler, does): ``each_done`` cancels the futures not yet started, as ``Executor.map``'s iterator
+does, and the stop under test runs. The pool is then dropped, as the cleaner's frames are when it
+returns 130.
 
 The interleaving is forced, not waited for: once the interrupt has landed, the manager thread
 sleeps ``DELAY`` seconds each time it wakes (what a loaded machine does to it), so the main thread
@@ -46,11 +47,12 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import process as cf_process
 
+from cleaner_runtime.pool import CHUNK, each_done
+
 STOPPING = threading.Event()
 CLEANING = threading.Event()  # set while the harness kills what a stop left running
 DELAY = 0.1
 ITEMS = 48
-CHUNK = 4
 RESULT_CHARS = 0
 
 
@@ -110,7 +112,7 @@ def trial(stop, initializer=_init, task=_task) -> tuple[int, bool]:
     manager = None
     signal.signal(signal.SIGALRM, _interrupt)
     try:
-        for n, _ in enumerate(pool.map(task, range(ITEMS), [RESULT_CHARS] * ITEMS, chunksize=CHUNK)):
+        for n, _ in enumerate(each_done(pool, 2, task, range(ITEMS), RESULT_CHARS)):
             if n == 0:
                 workers = list(pool._processes.values())
                 manager = pool._executor_manager_thread

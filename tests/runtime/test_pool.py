@@ -1,0 +1,92 @@
+"""How a run hands its sessions to the worker pool (cleaner_runtime.pool.each_done): every session
+once, with its place; never more than a bounded number handed over and not done, however many files
+a run has; a long session never holding the others back; the rest dropped when the run stops."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from cleaner_runtime.pool import CHUNK, each_done
+
+
+class CountingPool(ThreadPoolExecutor):
+    """A pool that notes, at each hand-over, how many chunks it holds not yet done."""
+
+    def __init__(self, workers: int):
+        super().__init__(workers)
+        self.futures: list = []
+        self.most = 0
+
+    def submit(self, fn, *args, **kwargs):
+        future = super().submit(fn, *args, **kwargs)
+        self.futures.append(future)
+        self.most = max(self.most, sum(not f.done() for f in self.futures))
+        return future
+
+
+def square(i: int, offset: int) -> int:
+    return i * i + offset
+
+
+@pytest.mark.parametrize("count", [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 250])
+def test_every_item_once_with_its_place(count):
+    with ThreadPoolExecutor(3) as pool:
+        results = list(each_done(pool, 3, square, list(range(count)), 7))
+    assert sorted(results) == [(i, i * i + 7) for i in range(count)]
+
+
+def test_the_pool_never_holds_more_than_ahead_chunks_per_process():
+    release = threading.Event()
+
+    def slow(i: int) -> int:
+        release.wait(5)
+        return i
+
+    with CountingPool(2) as pool:
+        run = each_done(pool, 2, slow, list(range(400)), ahead=3)
+        threading.Timer(0.2, release.set).start()
+        assert sorted(i for i, _ in run) == list(range(400))
+    assert pool.most == 2 * 3  # filled to the bound while the first ones waited, never past it
+    assert len(pool.futures) == -(-400 // CHUNK)
+
+
+def test_a_long_session_does_not_hold_back_the_others():
+    """The first item waits until every other one has been taken (or 10 s): taken in order, as
+    Executor.map gives them, it would wait out the 10 s."""
+    others_taken = threading.Event()
+
+    def first_is_long(i: int) -> bool:
+        return others_taken.wait(10) if i == 0 else True
+
+    taken = []
+    with ThreadPoolExecutor(2) as pool:
+        for i, result in each_done(pool, 2, first_is_long, list(range(41))):
+            taken.append(i)
+            if len(taken) == 40 - CHUNK + 1:  # all but the first chunk
+                others_taken.set()
+            if i == 0:
+                assert result is True, "the long session waited for the others in vain"
+    assert sorted(taken) == list(range(41))
+    assert set(taken[-CHUNK:]) == set(range(CHUNK))
+
+
+def test_a_run_that_stops_drops_the_chunks_not_started():
+    ran = []
+    gate = threading.Event()
+
+    def note(i: int) -> int:
+        gate.wait(5)
+        ran.append(i)
+        return i
+
+    with CountingPool(1) as pool:
+        run = each_done(pool, 1, note, list(range(100)), ahead=4)
+        gate.set()
+        next(run)
+        run.close()  # what an interruption does to the loop over it
+    cancelled = sum(f.cancelled() for f in pool.futures)
+    assert cancelled >= 1
+    assert len(ran) == (len(pool.futures) - cancelled) * CHUNK < 100  # the rest never handed over
