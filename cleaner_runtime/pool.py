@@ -93,9 +93,9 @@ def each_done(pool: ProcessPoolExecutor, processes: int, fn: Callable[..., Any],
     ``Executor.map`` hands the pool every chunk at once: a future and a work item each, ~1.4 KB a
     chunk (350 bytes an input file) held for the whole run, which grows with the corpus. Here at
     most ``ahead`` chunks per process are handed over and not yet done, so what the pool holds is
-    bounded; and since they are taken as they finish, not in order, one long session never keeps
-    the other processes waiting behind it. On an interruption (or an error), the chunks not
-    started are cancelled, as ``map`` does."""
+    bounded; and since they are taken as they finish, not in order, one long session never leaves
+    the other processes idle behind it (the chunks after it done, none handed over). On an
+    interruption (or an error) the chunks not started are cancelled, as ``map`` does."""
     chunks = iter(range(0, len(items), CHUNK))
     running: dict[Any, int] = {}
 
