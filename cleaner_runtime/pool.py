@@ -9,11 +9,13 @@ place. (A large session's helper processes, offload.py, are plain processes and 
 
 from __future__ import annotations
 
+import functools
+import queue
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, InvalidStateError, wait  # _base: no process pool imported
+from concurrent.futures import CancelledError, InvalidStateError  # _base: no process pool imported
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # a run of one process imports no process pool (~8 ms of start-up)
@@ -85,6 +87,9 @@ def _chunk(fn: Callable[..., Any], items: Sequence[Any], *args: Any) -> list[Any
     return [fn(item, *args) for item in items]
 
 
+_STOP = object()  # each_done's word to its hand-over thread: the run is over, cancel what is left
+
+
 def each_done(pool: ProcessPoolExecutor, processes: int, fn: Callable[..., Any], items: Sequence[Any], *args: Any,
               ahead: int = AHEAD) -> Iterator[tuple[int, Any]]:
     """``(i, fn(items[i], *args))`` for every item, run by chunks of ``CHUNK`` in ``pool`` (of
@@ -92,30 +97,68 @@ def each_done(pool: ProcessPoolExecutor, processes: int, fn: Callable[..., Any],
 
     ``Executor.map`` hands the pool every chunk at once: a future and a work item each, ~1.4 KB a
     chunk (350 bytes an input file) held for the whole run, which grows with the corpus. Here at
-    most ``ahead`` chunks per process are handed over and not yet done, so what the pool holds is
+    most ``ahead`` chunks per process are handed over and not yet taken, so what the pool holds is
     bounded; and since they are taken as they finish, not in order, one long session never leaves
-    the other processes idle behind it (the chunks after it done, none handed over). On an
-    interruption (or an error) the chunks not started are cancelled, as ``map`` does."""
-    chunks = iter(range(0, len(items), CHUNK))
-    running: dict[Any, int] = {}
+    the other processes idle behind it (the chunks after it done, none handed over). When the loop
+    over this ends early (an interruption, an error), the chunks not started are cancelled.
 
-    def hand_over() -> None:
-        start = next(chunks, None)
-        if start is not None:
-            running[pool.submit(_chunk, fn, items[start:start + CHUNK], *args)] = start
+    The chunks are handed over, and their results taken from their futures, by a thread of their
+    own (``_hand_over``). Ctrl-C and SIGTERM raise KeyboardInterrupt in the main thread between
+    any two bytecodes, and Python code that takes a lock (``threading.Condition``, ``Semaphore``,
+    ``queue.Queue``: the pool's ``submit``, a future's ``result``) interrupted there can leave it
+    held, and the pool's manager thread, which ``stop_now`` waits for, blocked for good
+    (tests/reliability/each_done_interrupts.py found it within a few hundred interrupts). The main
+    thread here only passes words through ``SimpleQueue``s, C code that holds nothing when
+    interrupted."""
+    finished: queue.SimpleQueue = queue.SimpleQueue()  # (first item, results) of each chunk, or an error
+    room: queue.SimpleQueue = queue.SimpleQueue()  # a word for each chunk taken, then _STOP
+    starts = range(0, len(items), CHUNK)
+    thread = threading.Thread(target=_hand_over, name="hand-over", daemon=True,
+                              args=(pool, fn, items, args, starts, max(1, ahead * processes), finished, room))
+    thread.start()
+    try:
+        for _ in starts:
+            done = finished.get()
+            if isinstance(done, BaseException):
+                raise done
+            room.put(None)
+            yield from enumerate(done[1], done[0])
+    finally:
+        room.put(_STOP)
+        thread.join(5)
+
+
+def _hand_over(pool: ProcessPoolExecutor, fn: Callable[..., Any], items: Sequence[Any], args: tuple,
+               starts: range, window: int, finished: queue.SimpleQueue, room: queue.SimpleQueue) -> None:
+    """``each_done``'s thread: hand ``window`` chunks to ``pool``, then one more for each word in
+    ``room``; pass each chunk's results (or error) on through ``finished`` as it finishes; at
+    ``_STOP``, cancel the chunks not started, and end."""
+    running: set[Any] = set()
+
+    def done(start: int, future: Any) -> None:  # in the thread that finished the future, or here
+        running.discard(future)
+        try:
+            finished.put((start, future.result()))
+        except CancelledError:  # cancelled at the stop: nobody waits for it
+            pass
+        except BaseException as exc:  # noqa: BLE001 - the main thread raises it, as map would
+            finished.put(exc)
 
     try:
-        for _ in range(max(1, ahead * processes)):
-            hand_over()
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=running.__getitem__):
-                start = running.pop(future)
-                hand_over()
-                yield from enumerate(future.result(), start)
-    finally:
-        for future in running:
-            future.cancel()
+        for n, start in enumerate(starts):
+            if n >= window and room.get() is _STOP:
+                break
+            future = pool.submit(_chunk, fn, items[start:start + CHUNK], *args)
+            running.add(future)
+            future.add_done_callback(functools.partial(done, start))
+        else:
+            while room.get() is not _STOP:
+                pass
+    except BaseException as exc:  # noqa: BLE001 - the pool shut down or broken: the main thread raises it
+        finished.put(exc)
+        return
+    for future in list(running):
+        future.cancel()
 
 
 def stop_now(pool: ProcessPoolExecutor) -> None:
