@@ -42,7 +42,9 @@ def _lost_interrupt(unraisable: Any) -> None:
     can only print ("Exception ignored in ...": a weakref callback such as a module lock's while the
     task imports a module, a ``__del__``), the interrupt is lost and the task would run on. So the
     signal is sent again a millisecond later (SIGALRM, ``_send_again``), once this hook, where a
-    signal's exception would be lost too, has returned."""
+    signal's exception would be lost too, has returned. (A signal landing in the first bytecodes of
+    this hook is still lost, and the task then runs to its end: a window of a few bytecodes. A
+    worker's SIGALRM and real-time interval timer are this module's: hooks must not use them.)"""
     if issubclass(unraisable.exc_type, KeyboardInterrupt) and _STOPPING:
         signal.setitimer(signal.ITIMER_REAL, 0.001)
         return
@@ -173,8 +175,8 @@ def stop_now(pool: ProcessPoolExecutor) -> None:
     before it (the two copies of this code before it read ``_processes`` after the shutdown, got
     None, and so never stopped a process).
 
-    The join, and the hook: after a Ctrl-C or SIGTERM, ``Executor.map``'s iterator cancels the
-    futures not yet started, then ``shutdown(cancel_futures=True)`` asks the manager thread to drop
+    The join, and the hook: after a Ctrl-C or SIGTERM, ``each_done`` (as ``Executor.map``'s
+    iterator did) cancels the futures not yet started, then ``shutdown(cancel_futures=True)`` asks the manager thread to drop
     them. It does so only when it next wakes, and only if the pool still exists. When a run had let
     go of the pool by then (its frames gone as it returned 130; a loaded machine need only leave
     that thread unscheduled for a moment), the cancelled futures stayed in its table while the call

@@ -1332,9 +1332,10 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
                 raise UsageError(f"{args.output}: writing {output / job.target} would overwrite that input file; "
                                  "choose an --output outside --input")
         if processes > 1 and len(jobs) > 1:
-            with _pool(min(processes, len(jobs)), initargs) as pool:
+            workers = min(processes, len(jobs))
+            with _pool(workers, initargs) as pool:
                 try:
-                    for n, (i, outcome) in enumerate(each_done(pool, processes, _work, jobs, output), 1):
+                    for n, (i, outcome) in enumerate(each_done(pool, workers, _work, jobs, output), 1):
                         summary.add((1, i + 1), outcome)
                         if progress:
                             print(f"\r{n}/{len(jobs)} sessions", end="", file=sys.stderr)
