@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # a run of one process imports no process pool (~8 ms of star
     from concurrent.futures import ProcessPoolExecutor
 
 CHUNK = 4  # tasks a process takes at once: fewer round trips through the pool's queues
-AHEAD = 16  # chunks per process handed to the pool and not yet done
+AHEAD = 16  # chunks per process handed to the pool and not yet taken (each_done)
 
 
 _STOPPING = False  # in a pool's process: the main process has asked it to stop (SIGTERM)
@@ -109,7 +109,7 @@ def each_done(pool: ProcessPoolExecutor, processes: int, fn: Callable[..., Any],
     any two bytecodes, and Python code that takes a lock (``threading.Condition``, ``Semaphore``,
     ``queue.Queue``: the pool's ``submit``, a future's ``result``) interrupted there can leave it
     held, and the pool's manager thread, which ``stop_now`` waits for, blocked for good
-    (tests/reliability/each_done_interrupts.py found it within a few hundred interrupts). The main
+    (a review's harness wedged the pool within about 40 random interrupts). The main
     thread here only passes words through ``SimpleQueue``s, C code that holds nothing when
     interrupted."""
     finished: queue.SimpleQueue = queue.SimpleQueue()  # (first item, results) of each chunk, or an error
@@ -166,8 +166,8 @@ def _hand_over(pool: ProcessPoolExecutor, fn: Callable[..., Any], items: Sequenc
 def stop_now(pool: ProcessPoolExecutor) -> None:
     """After an interruption: drop the work ``pool`` has not started, end the work its processes are
     doing, and return once the pool's manager thread has wound it up. The processes are sent
-    SIGTERM, which ends their tasks, not them (see ``pool_process_signals``): a process writing a file finishes it first, so this waits for that
-    file and no longer.
+    SIGTERM, which ends their tasks, not them (see ``pool_process_signals``): a process writing a
+    file finishes it first, so this waits for that file and no longer.
 
     Two things of the library's own are read, here only: the pool's processes and its manager
     thread. No public API lists them before Python 3.14 (whose ``terminate_workers`` does the
@@ -176,11 +176,11 @@ def stop_now(pool: ProcessPoolExecutor) -> None:
     None, and so never stopped a process).
 
     The join, and the hook: after a Ctrl-C or SIGTERM, ``each_done`` (as ``Executor.map``'s
-    iterator did) cancels the futures not yet started, then ``shutdown(cancel_futures=True)`` asks the manager thread to drop
-    them. It does so only when it next wakes, and only if the pool still exists. When a run had let
-    go of the pool by then (its frames gone as it returned 130; a loaded machine need only leave
-    that thread unscheduled for a moment), the cancelled futures stayed in its table while the call
-    queue was full; once it saw a worker gone (terminated, as the stop did then), its
+    iterator did) cancels the futures not yet started, then ``shutdown(cancel_futures=True)``
+    asks the manager thread to drop them. It does so only when it next wakes, and only if the pool
+    still exists. When a run had let go of the pool by then (its frames gone as it returned 130; a
+    loaded machine need only leave that thread unscheduled for a moment), the cancelled futures
+    stayed in its table while the call queue was full; once it saw a worker gone (terminated, as the stop did then), its
     ``terminate_broken`` called ``set_exception`` on each future of the table, which raises
     ``InvalidStateError: CANCELLED: <Future ... state=cancelled>`` for a cancelled one, and
     ``threading.excepthook`` printed that as a traceback after "interrupted" (Python 3.11; CPython

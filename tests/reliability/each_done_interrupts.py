@@ -4,8 +4,8 @@ Run as a script (``python each_done_interrupts.py TRIALS``); test_interrupt_race
 pool of two processes set up as the cleaner's are serves every trial. Each trial loops over
 ``each_done`` on 100,000 trivial items until SIGALRM, at a random time between 10 and 150 ms,
 raises KeyboardInterrupt in the main thread, wherever it is (as Ctrl-C does). Then it looks for
-what an interrupt inside the pool's own Python code would leave: a lock of its work-id queue or a
-future's condition still held, and the pool no longer answering (a fresh task not done within 5 s;
+what an interrupt inside the pool's own Python code would leave: the lock of its work-id queue held
+for good, a future's condition held by the main thread, and the pool no longer answering (a fresh task not done within 5 s;
 its manager thread blocked on a lock the main thread holds). Prints one line,
 ``trials=N held=H wedged=W``; a run that hangs anywhere else dumps its threads' stacks after 90 s
 and exits 1.
@@ -38,6 +38,14 @@ def task(i: int) -> int:
     return i
 
 
+def stuck(lock) -> bool:
+    """Whether ``lock`` (a plain lock, which the pool's threads also take for a moment) stays held."""
+    if lock.acquire(timeout=2):
+        lock.release()
+        return False
+    return True
+
+
 def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
@@ -57,8 +65,7 @@ def main(trials: int) -> int:
         except KeyboardInterrupt:
             pass
         signal.setitimer(signal.ITIMER_REAL, 0)
-        locks = [pool._work_ids.mutex] + [future._condition._lock for future in FUTURES]
-        if any(lock.locked() if hasattr(lock, "locked") else lock._is_owned() for lock in locks):
+        if stuck(pool._work_ids.mutex) or any(future._condition._is_owned() for future in FUTURES):
             held += 1
             break  # the pool cannot be trusted any more
         try:
