@@ -111,7 +111,8 @@ def each_done(pool: ProcessPoolExecutor, processes: int, fn: Callable[..., Any],
     held, and the pool's manager thread, which ``stop_now`` waits for, blocked for good
     (a review's harness wedged the pool within about 40 random interrupts). The main
     thread here only passes words through ``SimpleQueue``s, C code that holds nothing when
-    interrupted."""
+    interrupted. (So the pool's first ``submit``, which forks its processes, is made in that
+    thread, while the main thread only waits: nothing of the main thread's is held mid-way.)"""
     finished: queue.SimpleQueue = queue.SimpleQueue()  # (first item, results) of each chunk, or an error
     room: queue.SimpleQueue = queue.SimpleQueue()  # a word for each chunk taken, then _STOP
     starts = range(0, len(items), CHUNK)

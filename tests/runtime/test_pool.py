@@ -1,6 +1,7 @@
 """How a run hands its sessions to the worker pool (cleaner_runtime.pool.each_done): every session
 once, with its place; never more than a bounded number handed over and not done, however many files
-a run has; a long session never holding the others back; the rest dropped when the run stops."""
+a run has; a long session never holding the others back; the rest dropped when the run stops; a
+pool that refuses work ending the loop with its error, not leaving it waiting."""
 
 from __future__ import annotations
 
@@ -94,3 +95,35 @@ def test_a_run_that_stops_drops_the_chunks_not_started():
     assert cancelled >= 2
     assert len(pool.futures) <= 4 + 1  # the window, and at most the one handed over as the first was taken
     assert len(ran) == (len(pool.futures) - cancelled) * CHUNK < 100
+
+
+class RefusingPool(ThreadPoolExecutor):
+    """A pool that stops taking work after its third chunk, as a broken or shut-down one does."""
+
+    def __init__(self):
+        super().__init__(1)
+        self.taken = 0
+
+    def submit(self, fn, *args, **kwargs):
+        self.taken += 1
+        if self.taken > 3:
+            raise RuntimeError("cannot schedule new futures after shutdown")
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_a_pool_that_refuses_work_stops_the_loop_with_its_error():
+    """The hand-over thread's error reaches the loop over each_done, which would otherwise wait
+    for chunks never handed over."""
+    outcome = []
+
+    def loop() -> None:
+        with RefusingPool() as pool:
+            try:
+                outcome.append(len(list(each_done(pool, 1, square, list(range(100)), 0, ahead=2))))
+            except RuntimeError as exc:
+                outcome.append(str(exc))
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    thread.join(10)
+    assert outcome == ["cannot schedule new futures after shutdown"]
