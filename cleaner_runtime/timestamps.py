@@ -59,12 +59,16 @@ def _epoch_unit(value: float) -> str:
 
 
 def _from_epoch(value: float | str, unit: str) -> str:
-    if isinstance(value, str):
-        number: float | int = float(value) if "." in value else int(value)
-    else:
-        number = value
-    if unit == "auto":
-        unit = _epoch_unit(float(number))
+    try:  # a 401-digit epoch overflows float(); over 4,300 digits int() refuses: both are bad values
+        if isinstance(value, str):
+            number: float | int = float(value) if "." in value else int(value)
+        else:
+            number = value
+        if unit == "auto":
+            unit = _epoch_unit(float(number))
+    except (OverflowError, ValueError) as exc:
+        shown = value[:40] if isinstance(value, str) else f"a {value.bit_length()}-bit number"
+        raise TimestampError(f"epoch value {shown!r} is out of range") from exc
     divisor = _EPOCH_DIVISORS[unit]
     try:
         if isinstance(number, int):
@@ -119,7 +123,7 @@ def to_iso(value: object, fmt: str = "auto", layout: str | None = None, naive_zo
     if isinstance(value, (int, float)):
         if fmt not in ("auto", *_EPOCH_DIVISORS):
             raise TimestampError(f"{value!r} is a number, not an ISO-8601 string")
-        if not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):
             raise TimestampError(f"{value!r} is not a timestamp")
         return _from_epoch(value, fmt)
     if not isinstance(value, str):
