@@ -361,6 +361,18 @@ _UESC_RE = re.compile(r"u[0-9A-Fa-f]{4}")
 _CLASS_NAME_RE = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
 
 
+def _check_extra_pattern(cls: str, pattern: str) -> None:
+    """Compile one user pattern up front so a bad regex is a configuration error that names the
+    key, the class, the pattern and re's reason, not an "unexpected error" deep in a run."""
+    try:
+        re.compile(pattern)
+    except (re.error, TypeError) as exc:
+        raise ValueError(
+            f"privacy.extra_patterns.{cls}: '{pattern}' is not a valid regular expression ({exc}); "
+            "fix: correct the pattern (escape literal characters such as ( [ + * ? with a backslash) "
+            "or remove the entry") from None
+
+
 class Redactor:
     """Replace secrets in text with ``[REDACTED:<class>]``.
 
@@ -381,6 +393,7 @@ class Redactor:
         for cls, _pat in extra:
             if not isinstance(cls, str) or not _CLASS_NAME_RE.match(cls):
                 raise ValueError(f"extra pattern class must be kebab-case, got {cls!r}")
+            _check_extra_pattern(cls, _pat)
         self._c = _compiled(bool(personal_data), extra)
         # the longest class name a placeholder can hold: built-in names fit PLACEHOLDER_RE's 41
         self.longest_class = max([41, *(len(cls) for cls, _ in extra)])
