@@ -7,6 +7,7 @@ call/result linkage, timestamp derivation, privacy, and the record shapes of tra
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -797,6 +798,7 @@ class SessionBuilder:
         self.previous_ts: str | None = None
         self.derived = 0
         self.meta: dict[str, str] = {}
+        self.shown_ids: dict[str, str] = {}  # call id -> the id written (see _shown_id)
         self.meta_wanted = [(key, paths) for key, paths in converter.meta_paths.items() if paths]  # not found yet
         self.stats = SessionStats()
         # calls, results and texts the mapping read from the raw records, and of those the ones written
@@ -987,7 +989,7 @@ class SessionBuilder:
             text = self.privacy.args(args) if offload is None or not args else ""
             shown = self.privacy.redact(name)
             call_id = self._new_call_id(raw_id, name)  # after everything that can fail: ids stay consistent
-            call = {"id": call_id, "name": shown, "args": text}
+            call = {"id": self._shown_id(call_id), "name": shown, "args": text}
             if offload is not None and args:
                 offload.args(call, "args", args)
             out.append(call)
@@ -1015,12 +1017,24 @@ class SessionBuilder:
         text = content or ""
         if ok is False and self.c.error_prefix and not text.startswith(self.c.error_prefix):
             text = self.c.error_prefix + text
-        record: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "content": None}
+        record: dict[str, Any] = {"role": "tool", "tool_call_id": self._shown_id(call_id), "content": None}
         if ok is not None:
             record["ok"] = ok
         self._emit(record, text, True, ts)
 
     # -- tool-call linkage ---------------------------------------------------------------------
+    def _shown_id(self, call_id: str) -> str:
+        """The id written for a call and its results: the id itself, unless the detector finds a
+        secret in it; then ``call_`` + a digest of it, the same wherever it appears (so results still
+        link), counted once per session in the redaction counts."""
+        shown = self.shown_ids.get(call_id)
+        if shown is None:
+            shown = call_id
+            if self.privacy.redactor is not None and self.privacy.redact(call_id) != call_id:
+                shown = "call_" + hashlib.sha256(call_id.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+            self.shown_ids[call_id] = shown
+        return shown
+
     def _new_call_id(self, raw_id: Any, name: str) -> str:
         original = raw_id if isinstance(raw_id, str) and raw_id else (
             str(raw_id) if isinstance(raw_id, int) and not isinstance(raw_id, bool) else None
