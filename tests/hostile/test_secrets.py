@@ -69,3 +69,14 @@ def test_a_call_id_that_is_a_token_is_replaced_stably_and_counted():
             {"id": TOKEN_ID, "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
     ])
     assert again[2]["tool_calls"][0]["id"] == ids[0]  # stable: a digest of the id
+
+
+def test_shown_path_redacts_a_secret_in_a_file_or_folder_name():
+    """#36 item 7 (the helper the summary and error messages call): a path naming a secret is shown
+    redacted; an ordinary path is shown as typed."""
+    from cleaner_runtime.redaction.names import shown_path
+
+    assert shown_path("raw/a.jsonl") == "raw/a.jsonl"
+    shown = shown_path(f"raw/{TOKEN_ID}/a.jsonl")
+    assert TOKEN_ID not in shown and TOKEN_ID[4:] not in shown
+    assert shown.startswith("raw/") and shown.endswith("/a.jsonl") and "REDACTED" in shown
