@@ -1,0 +1,97 @@
+"""How good a candidate mapping's output is, measured on what its cleaner wrote for the samples.
+
+Why: inference guesses each part of a mapping from the samples' structure; the guesses interact
+(a kind read as reasoning writes its text twice when another kind already wrote it), and only the
+output shows it. Every candidate is scored the same way, so candidates can be compared.
+
+Contract: ``score(trial, mapping, samples)`` returns a ``Score``. Its ``key`` orders candidates,
+best first, by tiers: a cleaner that fails, then text of the samples that reaches no output and
+calls or results dropped, then text written twice, then sessions without both a user and an
+assistant record, then times not read from the records and results linked by position rather
+than by id, then the mapping's size (fewer rules preferred). ``hard`` is the part of the key that
+alone may decide between candidates whose outputs differ; the rest only breaks ties in favour of
+the inferred mapping, never over a person's answer (``decide``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from generator.infer.losses import LOSING_SKIPS, _output_text, _raw_records, _squash, _windows, is_prose, prose_fields
+from generator.infer.trial import Samples, Trial
+
+FALLBACK_TIMES = "timestamps from the session fallback"
+POSITION_LINKS = "results linked to the oldest unanswered call"
+
+
+@dataclass(frozen=True)
+class Score:
+    failed: int  # sessions or runs that failed (the whole trial counts 1 when the runtime refused it)
+    lost: int  # distinct prose texts of the samples found in no output record
+    dropped: int  # calls and results the cleaner counted as dropped
+    doubled: int  # prose texts written in more than one record of a session
+    lonely: int  # sessions without a user record or without an assistant record
+    untimed: int  # records whose time is the session's fallback
+    by_position: int  # results linked to the oldest unanswered call
+    rules: int  # kinds and blocks rules in the mapping
+
+    @property
+    def hard(self) -> tuple:
+        return (self.failed, self.lost + self.dropped, self.doubled, self.lonely)
+
+    @property
+    def key(self) -> tuple:
+        return (*self.hard, self.untimed, self.by_position, self.rules)
+
+    def to_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+def score(trial: Trial, mapping: dict, samples: Samples) -> Score:
+    if trial.exit_code == 2 or not trial.outputs:
+        return Score(1, 0, 0, 0, 0, 0, 0, _rules(mapping))
+    written = [record for records in trial.outputs.values() for record in records]
+    return Score(
+        failed=1 if trial.failed else 0,
+        lost=_lost(mapping, samples, _output_text(written)),
+        dropped=sum(n for what, n in trial.skips.items() if any(reason in what for reason in LOSING_SKIPS)),
+        doubled=sum(_doubled(records) for records in trial.outputs.values()),
+        lonely=sum(_lonely(records) for records in trial.outputs.values()),
+        untimed=sum(n for what, n in trial.skips.items() if FALLBACK_TIMES in what),
+        by_position=sum(n for what, n in trial.skips.items() if POSITION_LINKS in what),
+        rules=_rules(mapping),
+    )
+
+
+def _lost(mapping: dict, samples: Samples, corpus: str) -> int:
+    """Distinct prose texts of every record read (whatever its kind's role) found nowhere in the output."""
+    missing: set[str] = set()
+    document_key = mapping["input"].get("document_key")
+    for _, record in _raw_records(mapping, samples.root):
+        for _, text in prose_fields(record, skip_key=document_key):
+            squashed = _squash(text)
+            if squashed not in missing and not any(window in corpus for window in _windows(text)):
+                missing.add(squashed)
+    return len(missing)
+
+
+def _texts(record: dict) -> list[str]:
+    texts = [record["content"]] if isinstance(record.get("content"), str) else []
+    return [_squash(t) for t in texts if is_prose(t)]
+
+
+def _doubled(records: list[dict]) -> int:
+    """Texts that two records of one session both write (a thought that is also the message)."""
+    seen = Counter(text for record in records[1:] for text in set(_texts(record)))
+    return sum(n - 1 for n in seen.values() if n > 1)
+
+
+def _lonely(records: list[dict]) -> int:
+    roles = {record.get("role") for record in records}
+    return int("user" not in roles) + int("assistant" not in roles)
+
+
+def _rules(mapping: dict) -> int:
+    blocks = mapping.get("blocks") or {}
+    return len(mapping.get("kinds") or ()) + len(blocks.get("types") or {}) + len(blocks.get("by_key") or {})

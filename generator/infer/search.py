@@ -1,0 +1,166 @@
+"""Inference as a search over whole mappings, each scored on what its cleaner writes for the samples.
+
+Why: one guess per concept, in sequence, is never checked against the output it leads to. Here
+every open decision (and every confident one whose mapping still loses text or writes it twice)
+is tried with each of its candidate values; each candidate mapping is run on the samples
+(``trial``) and scored (``score``); ``decide`` keeps a value only when the outputs say so.
+
+Contract: ``search(profile, paths, source=, answers=)`` returns a ``Searched``: the final
+``Inference`` (its ``questions`` are the decisions the samples could not settle), and the
+``Settled`` record of every decision the search took, with the scores that took it. A person's
+answers (``answers``) are fixed and never tried against. The search is bounded: at most
+``MAX_TRIALS`` trials and ``MAX_SECONDS`` seconds; the progress line says what is being tried.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from generator.infer.core import CONFIDENT, Decision, Inference, infer_profile
+from generator.infer.score import Score, score
+from generator.infer.trial import Samples, Trial, run_trial
+from generator.inspect.profile import Profile
+
+MAX_TRIALS = 80
+MAX_SECONDS = 30.0
+SETTLED_CONFIDENCE = 0.9
+# Decisions that change what one record is: the profile every candidate is planned from was read
+# with the inferred answer, so the other values cannot be scored on it; they stay questions.
+NOT_SEARCHED = ("input.records_path", "input.container")
+
+
+@dataclass
+class Candidate:
+    """One value tried for one decision: the mapping it leads to, what its cleaner wrote, its score."""
+
+    value: Any
+    inference: Inference
+    trial: Trial
+    score: Score
+
+
+@dataclass
+class Settled:
+    """A decision the samples' outputs settled: the value kept, and why, in words."""
+
+    key: str
+    value: Any
+    why: str
+    candidates: list[Candidate] = field(default_factory=list, repr=False)
+
+
+@dataclass
+class Searched:
+    inference: Inference
+    settled: list[Settled]
+    trials: int
+
+
+class _Budget:
+    """Trials and seconds left; says on the progress line what is being tried."""
+
+    def __init__(self, progress: bool):
+        self.started, self.trials, self.progress = time.monotonic(), 0, progress
+
+    def spent(self) -> bool:
+        return self.trials >= MAX_TRIALS or time.monotonic() - self.started > MAX_SECONDS
+
+    def show(self, text: str) -> None:
+        if self.progress:
+            sys.stderr.write(f"\r\033[Kinfer: {text}"[:200])
+            sys.stderr.flush()
+
+
+def _try(profile: Profile, samples: Samples, source: str | None, answers: dict, budget: _Budget,
+         value: Any = None) -> Candidate:
+    budget.trials += 1
+    inference = infer_profile(profile, source=source, answers=answers)
+    trial = run_trial(inference.mapping, samples)
+    return Candidate(value, inference, trial, score(trial, inference.mapping, samples))
+
+
+def decide(key: str, current: Candidate, others: list[Candidate]) -> Settled | None:
+    """The value the outputs choose for ``key``, or None when they cannot (a question).
+
+    Values whose outputs are the same as the current one's change nothing: the current value
+    stands. Among the rest, a value wins only when its score's hard part is better than every
+    differing value's, the current one's included; when the best two differ in output but not
+    in the hard part, the samples cannot tell them apart.
+    """
+    field_ = [current, *[c for c in others if c.trial.fingerprint() != current.trial.fingerprint()]]
+    distinct: dict[str, Candidate] = {}
+    for candidate in field_:
+        distinct.setdefault(candidate.trial.fingerprint(), candidate)
+    ranked = sorted(distinct.values(), key=lambda c: c.score.hard)
+    if ranked[0].score.failed:
+        return None  # no candidate's cleaner runs: nothing to choose between
+    if len(ranked) == 1:
+        return Settled(key, current.value, "every candidate writes the same records", field_)
+    best, second = ranked[0], ranked[1]
+    if best.score.hard < second.score.hard:
+        return Settled(key, best.value, _why(best, second), field_)
+    return None
+
+
+def _why(best: Candidate, second: Candidate) -> str:
+    names = ("failed", "text lost or calls dropped", "text written twice", "sessions without a user or an assistant")
+    for name, a, b in zip(names, best.score.hard, second.score.hard, strict=True):
+        if a != b:
+            return f"{name}: {a} with {best.value!r}, {b} with {second.value!r}"
+    return "the same"
+
+
+def _open(inference: Inference, answers: dict, asked: set[str]) -> list[Decision]:
+    return [q for q in inference.questions
+            if q.key not in answers and q.key not in asked and q.key not in NOT_SEARCHED]
+
+
+def search(profile: Profile, paths: list[str], *, source: str | None = None, answers: dict | None = None,
+           progress: bool = False) -> Searched:
+    """Settle what the samples can settle; leave the rest as questions."""
+    given = dict(answers or {})
+    fixed = dict(given)
+    settled: dict[str, Settled] = {}
+    unsettled: set[str] = set()
+    budget = _Budget(progress)
+    samples = Samples.copy(paths)
+    try:
+        current = _try(profile, samples, source, fixed, budget)
+        while not budget.spent():
+            pending = _open(current.inference, fixed, unsettled)
+            if not pending:
+                break
+            question = pending[0]
+            budget.show(f"trying {len(question.candidates)} readings of {question.key} (trial {budget.trials})")
+            here = _try(profile, samples, source, {**fixed, question.key: question.value}, budget, question.value)
+            others = [_try(profile, samples, source, {**fixed, question.key: value}, budget, value)
+                      for value in question.candidates if value != question.value]
+            verdict = decide(question.key, here, others)
+            if verdict is None:
+                unsettled.add(question.key)
+                continue
+            settled[question.key] = verdict
+            fixed[question.key] = verdict.value
+            current = _try(profile, samples, source, fixed, budget)
+        if progress:
+            sys.stderr.write("\r\033[K")
+    finally:
+        samples.remove()
+    inference = _marked(current.inference, settled)
+    return Searched(inference, list(settled.values()), budget.trials)
+
+
+def _marked(inference: Inference, settled: dict[str, Settled]) -> Inference:
+    """The decisions the search took say so: chosen on the samples, with the reason."""
+    decisions = []
+    for decision in inference.decisions:
+        verdict = settled.get(decision.key)
+        if verdict is not None:
+            decision = Decision(decision.key, decision.value, SETTLED_CONFIDENCE,
+                                f"chosen on the samples' outputs ({verdict.why})", decision.candidates)
+        decisions.append(decision)
+    questions = [d for d in decisions if d.confidence < CONFIDENT]
+    return Inference(inference.mapping, decisions, questions, inference.profile, inference.native_source)
