@@ -31,6 +31,7 @@ import json
 import numbers
 import os
 import re
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -725,9 +726,10 @@ class Judge:
             return
         self.schema_problems.append(Problem(line, "schema", validator._explain(record)))
 
-    def end(self) -> list[Problem]:
-        """Every problem, sorted as ``check_records`` sorts them."""
-        return _sorted(self.schema_problems + self.rules.end(True))
+    def end(self, complete: bool = True) -> list[Problem]:
+        """Every problem, sorted as ``check_records`` sorts them; ``complete`` is False when some
+        lines could not be read (the session-wide rules stay quiet, as in ``_check``)."""
+        return _sorted(self.schema_problems + self.rules.end(complete))
 
 
 def _jsonschema_validator(schema: dict) -> Any:
@@ -1143,87 +1145,237 @@ def _parse_line(text: str) -> tuple[Any, list[str]]:
     return json.loads(text, object_pairs_hook=hook, parse_constant=_reject_constant), duplicates
 
 
-def check_file(path: "str | os.PathLike[str]", validator: TrajectoryValidator) -> list[Problem]:
-    """Check one trajectory-v1 JSONL file. Never raises on bad content."""
+#: The largest file ``check_file`` reads (``validate --max-size`` changes it): past it a file is one
+#: ``unreadable`` problem, not read. A session file of a gibibyte is far beyond any real one.
+MAX_FILE_BYTES = 1 << 30
+#: The longest line ``check_file`` reads; a longer one is an ``unreadable`` problem on its line and
+#: the lines after it are still read. Memory stays a few times this, whatever the file holds.
+MAX_LINE_BYTES = 64 << 20
+
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+)
+
+
+def size_text(count: int) -> str:
+    """``1 GiB``, ``64 MiB``, ``900 bytes``: a limit as people read it."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if count >= 1 << shift and count % (1 << shift) == 0:
+            return f"{count >> shift} {unit}"
+    return f"{count} bytes"
+
+
+def not_regular(mode: int) -> str | None:
+    """What a file is when it is not a regular file (``a FIFO``, ``a character device``), else None:
+    reading a FIFO blocks forever and reading /dev/zero never ends, so only regular files are read."""
+    if stat.S_ISREG(mode):
+        return None
+    for test, kind in _NOT_REGULAR:
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _unreadable(message: str) -> list[Problem]:
+    return [Problem(None, "unreadable", message)]
+
+
+def _open_regular(path: "str | os.PathLike[str]", max_bytes: int) -> tuple[Any, list[Problem]]:
+    """(binary stream, []) for a regular file within ``max_bytes``, else (None, the one problem).
+    The path is stat'ed before it is opened (opening a device can have effects) and the open file
+    again (it may have been swapped meanwhile); O_NONBLOCK makes opening a FIFO return at once."""
     try:
-        data = Path(path).read_bytes()
+        kind = not_regular(os.stat(path).st_mode)
+        if kind is None:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+            info = os.fstat(fd)
+            kind = not_regular(info.st_mode)
+            if kind is not None:
+                os.close(fd)
     except OSError as exc:
-        return [Problem(None, "unreadable",
-                        f"cannot read the file ({exc.strerror or exc}); check the path and permissions")]
-    problems: list[Problem] = []
-    if data.startswith(b"\xef\xbb\xbf"):
-        problems.append(Problem(1, "bom",
-                                "the file starts with a byte order mark (BOM); write UTF-8 without one "
-                                "(Python: encoding=\"utf-8\", not \"utf-8-sig\")"))
-        data = data[3:]
-    chunks = data.split(b"\n")
-    if chunks and chunks[-1] == b"":
-        chunks.pop()  # the final newline ends the last line
-    records: list[Any] = []
-    lines: list[int] = []
-    non_blank = 0
-    unreadable_lines = 0
-    for number, raw in enumerate(chunks, 1):
-        if not raw.strip(b" \t\r"):
-            problems.append(Problem(number, "blank-line",
-                                    "blank line; remove it (one record per line, no padding lines)"))
-            continue
-        non_blank += 1
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(number, "utf8",
-                                    f"byte {exc.start + 1} of this line ({raw[exc.start:exc.start + 1]!r}) is not "
-                                    "valid UTF-8; write the file as UTF-8"))
-            unreadable_lines += 1
-            continue
-        try:
-            record, duplicates = _parse_line(text)
-        except json.JSONDecodeError as exc:
-            hint = ""
-            if text.strip() in ("{", "[") or text.rstrip().endswith(","):
-                hint = "; the file looks pretty-printed — write one compact object per line"
-            elif exc.msg == "Extra data" and text.lstrip().startswith("{"):
-                hint = "; only one JSON object may be on a line"
-            problems.append(Problem(number, "json",
-                                    f"not valid JSON ({exc.msg} at column {exc.colno}){hint}"))
-            unreadable_lines += 1
-            continue
-        except ValueError as exc:  # NaN / Infinity
-            problems.append(Problem(number, "json", f"not valid JSON ({exc}); JSON has no NaN or Infinity"))
-            unreadable_lines += 1
-            continue
-        except RecursionError:
-            problems.append(Problem(number, "json", "the JSON is nested too deeply to read"))
-            unreadable_lines += 1
-            continue
-        if duplicates:
-            names = ", ".join(repr(k) for k in dict.fromkeys(duplicates))
-            problems.append(Problem(number, "duplicate-key",
-                                    f"key {names} appears twice in one object; keep only one"))
-        if not _is_compact(text):
-            if "\r" in text[:-1]:  # JSON strings cannot hold a raw CR: this one is outside them
-                problems.append(Problem(number, "line-break",
-                                        "a carriage return inside the line; Python's text readers end the line "
-                                        "there, so the record is no longer on one line (Lerim cites evidence by "
-                                        "line number) — write compact JSON with \\n line endings only"))
-            elif text.endswith("\r"):
-                problems.append(Problem(number, "compact-line",
-                                        "the line ends with a carriage return (CRLF); JSON-lines readers accept it, "
-                                        "but write \\n line endings (open the output with newline=\"\\n\")",
-                                        "warning"))
-            else:
-                problems.append(Problem(number, "compact-line",
-                                        "whitespace outside strings (JSON-lines readers accept it, but Lerim asks "
-                                        "for one compact object per line); write e.g. json.dumps(record, "
-                                        "separators=(\",\", \":\"), ensure_ascii=False)", "warning"))
-        records.append(record)
-        lines.append(number)
-    if non_blank == 0:
-        problems.append(Problem(None, "empty-file",
-                                "the file has no records; a trajectory needs at least the meta record "
-                                f"{_META_EXAMPLE} on line 1"))
+        return None, _unreadable(f"cannot read the file ({exc.strerror or exc}); check the path and permissions")
+    if kind is not None:
+        return None, _unreadable(f"not a regular file ({kind}); give a .jsonl file")
+    if info.st_size > max_bytes:
+        os.close(fd)
+        return None, _unreadable(_too_big(info.st_size, max_bytes))
+    return os.fdopen(fd, "rb"), []
+
+
+def _too_big(size: "int | str", max_bytes: int) -> str:
+    return (f"the file is {size} bytes, over the {max_bytes}-byte limit ({size_text(max_bytes)}); it was not "
+            "read: split the session, or raise the limit (validate --max-size)")
+
+
+def _raw_lines(stream: Any, max_line: int, max_bytes: int) -> Any:
+    """(line number, bytes without the newline, or None when the line is over ``max_line``) for each
+    line of ``stream``, reading at most ``max_line`` + 1 bytes at a time. Raises _TooBig past
+    ``max_bytes`` (a file that grew after it was measured)."""
+    total = 0
+    number = 0
+    while True:
+        raw = stream.readline(max_line + 1)
+        if not raw:
+            return
+        number += 1
+        total += len(raw)
+        if raw.endswith(b"\n"):
+            raw = raw[:-1]
+        elif len(raw) > max_line:
+            while raw and not raw.endswith(b"\n"):  # the rest of the line, a piece at a time
+                raw = stream.readline(1 << 20)
+                total += len(raw)
+                if total > max_bytes:
+                    raise _TooBig(total)
+            raw = None
+        if total > max_bytes:
+            raise _TooBig(total)
+        yield number, raw
+
+
+class _TooBig(Exception):
+    """The file grew past the size limit while it was read."""
+
+
+def check_file(path: "str | os.PathLike[str]", validator: TrajectoryValidator, *,
+               max_bytes: int = MAX_FILE_BYTES, max_line: int = MAX_LINE_BYTES) -> list[Problem]:
+    """Check one trajectory-v1 JSONL file. Never raises on bad content, never blocks: only a regular
+    file within ``max_bytes`` is read, a line at a time (a line over ``max_line`` is a problem on its
+    line), and with a schema judged record by record (``TrajectoryValidator.judge``) no record is
+    held once judged, so memory stays a few lines' worth, whatever the file holds."""
+    stream, problems = _open_regular(path, max_bytes)
+    if stream is None:
+        return problems
+    reading = _Reading(validator)
+    try:
+        with stream:
+            if stream.peek(2)[:2] == _GZIP_MAGIC:
+                return _unreadable("the file is gzip-compressed; Lerim reads plain .jsonl files: decompress it "
+                                   "(gunzip -k FILE.jsonl.gz) and validate the .jsonl")
+            for number, raw in _raw_lines(stream, max_line, max_bytes):
+                reading.line(number, raw, max_line)
+    except _TooBig as exc:
+        return _unreadable(_too_big(f"over {exc.args[0]}", max_bytes))
+    except OSError as exc:
+        return _unreadable(f"cannot read the file ({exc.strerror or exc}); check the path and permissions")
+    return reading.end()
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+class _Reading:
+    """One file's lines as they come: the problems of each line, and its record handed to the
+    validator's ``Judge`` (or kept for ``_check`` when the schema needs the whole list)."""
+
+    def __init__(self, validator: TrajectoryValidator) -> None:
+        self.validator = validator
+        self.judge = validator.judge()
+        self.records: list[Any] = []
+        self.lines: list[int] = []
+        self.problems: list[Problem] = []
+        self.non_blank = 0
+        self.unreadable_lines = 0
+
+    def line(self, number: int, raw: "bytes | None", max_line: int) -> None:
+        problems = self.problems
+        if number == 1 and raw is not None and raw.startswith(b"\xef\xbb\xbf"):
+            problems.append(Problem(1, "bom",
+                                    "the file starts with a byte order mark (BOM); write UTF-8 without one "
+                                    "(Python: encoding=\"utf-8\", not \"utf-8-sig\")"))
+            raw = raw[3:]
+        if raw is None:
+            self.non_blank += 1
+            self.unreadable_lines += 1
+            problems.append(Problem(number, "unreadable",
+                                    f"the line is longer than the {max_line}-byte limit ({size_text(max_line)}); "
+                                    "it was not read: a record this long is not one a reader can use — "
+                                    "truncate the long field (a cleaner's privacy.truncate)"))
+            return
+        record = _read_line(number, raw, problems)
+        if record is _BLANK:
+            return
+        self.non_blank += 1
+        if record is _UNREADABLE:
+            self.unreadable_lines += 1
+            return
+        if self.judge is not None:
+            self.judge.add(record, number)
+        else:
+            self.records.append(record)
+        self.lines.append(number)
+
+    def end(self) -> list[Problem]:
+        problems = self.problems
+        if self.non_blank == 0:
+            problems.append(Problem(None, "empty-file",
+                                    "the file has no records; a trajectory needs at least the meta record "
+                                    f"{_META_EXAMPLE} on line 1"))
+            return _sorted(problems)
+        complete = self.unreadable_lines == 0
+        if self.judge is not None:
+            if self.lines:
+                problems.extend(self.judge.end(complete))
+        elif self.records:
+            problems.extend(self.validator._check(self.records, self.lines, complete=complete))
         return _sorted(problems)
-    if records:
-        problems.extend(validator._check(records, lines, complete=unreadable_lines == 0))
-    return _sorted(problems)
+
+
+_BLANK = object()
+_UNREADABLE = object()
+
+
+def _read_line(number: int, raw: bytes, problems: list[Problem]) -> Any:
+    """The record on one line (its problems appended), or _BLANK, or _UNREADABLE."""
+    if not raw.strip(b" \t\r"):
+        problems.append(Problem(number, "blank-line",
+                                "blank line; remove it (one record per line, no padding lines)"))
+        return _BLANK
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(number, "utf8",
+                                f"byte {exc.start + 1} of this line ({raw[exc.start:exc.start + 1]!r}) is not "
+                                "valid UTF-8; write the file as UTF-8"))
+        return _UNREADABLE
+    try:
+        record, duplicates = _parse_line(text)
+    except json.JSONDecodeError as exc:
+        hint = ""
+        if text.strip() in ("{", "[") or text.rstrip().endswith(","):
+            hint = "; the file looks pretty-printed — write one compact object per line"
+        elif exc.msg == "Extra data" and text.lstrip().startswith("{"):
+            hint = "; only one JSON object may be on a line"
+        problems.append(Problem(number, "json", f"not valid JSON ({exc.msg} at column {exc.colno}){hint}"))
+        return _UNREADABLE
+    except ValueError as exc:  # NaN / Infinity
+        problems.append(Problem(number, "json", f"not valid JSON ({exc}); JSON has no NaN or Infinity"))
+        return _UNREADABLE
+    except RecursionError:
+        problems.append(Problem(number, "json", "the JSON is nested too deeply to read"))
+        return _UNREADABLE
+    if duplicates:
+        names = ", ".join(repr(k) for k in dict.fromkeys(duplicates))
+        problems.append(Problem(number, "duplicate-key",
+                                f"key {names} appears twice in one object; keep only one"))
+    if not _is_compact(text):
+        problems.append(_not_compact(number, text))
+    return record
+
+
+def _not_compact(number: int, text: str) -> Problem:
+    if "\r" in text[:-1]:  # JSON strings cannot hold a raw CR: this one is outside them
+        return Problem(number, "line-break",
+                       "a carriage return inside the line; Python's text readers end the line "
+                       "there, so the record is no longer on one line (Lerim cites evidence by "
+                       "line number) — write compact JSON with \\n line endings only")
+    if text.endswith("\r"):
+        return Problem(number, "compact-line",
+                       "the line ends with a carriage return (CRLF); JSON-lines readers accept it, "
+                       "but write \\n line endings (open the output with newline=\"\\n\")",
+                       "warning")
+    return Problem(number, "compact-line",
+                   "whitespace outside strings (JSON-lines readers accept it, but Lerim asks "
+                   "for one compact object per line); write e.g. json.dumps(record, "
+                   "separators=(\",\", \":\"), ensure_ascii=False)", "warning")

@@ -69,7 +69,12 @@ cleaner = trajectory-cleaner's own advice):
   no-assistant        Letta                an assistant record (--partial: a warning)
 
 exit codes: 0 every file passes; 1 problems found; 2 usage or configuration error (missing
-            path, unreadable schema); 130 interrupted
+            path, not a regular file, over --max-size, unreadable schema); 130 interrupted
+
+limits: only regular files are read (a FIFO, a device or a symlink to one is refused, exit 2);
+  a file over --max-size (default 1 GiB) is refused, exit 2; a line over 64 MiB is reported as
+  unreadable on its line and the lines after it are still checked. Files are read a line at a
+  time, so memory stays a few lines' worth whatever the file holds.
 """
 
 MAX_PROBLEMS_SHOWN = 50
@@ -94,9 +99,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--schema", metavar="FILE", help="validate against this schema file instead of Lerim's")
     parser.add_argument("--json", action="store_true", help="print a machine-readable report on stdout")
     parser.add_argument("--strict", action="store_true", help="treat warnings as failures")
+    parser.add_argument("--max-size", metavar="SIZE", type=parse_size, default=None,
+                        help="refuse files larger than this (bytes, or with K, M, G: 1024-based; default 1G = 1 GiB)")
     parser.add_argument("--partial", action="store_true",
                         help="accept a session without a user or an assistant record, with a warning, as Letta's "
                              "validateTranscript does with {partial: true}")
+
+
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20,
+          "MIB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30, "T": 1 << 40, "TB": 1 << 40, "TIB": 1 << 40}
+
+
+def parse_size(text: str) -> int:
+    """``--max-size``: a byte count, optionally with a 1024-based unit (``500M``, ``2GiB``)."""
+    number = text.strip().upper().rstrip()
+    digits = number.rstrip("BKMGTI")
+    unit = number[len(digits):]
+    try:
+        value = int(digits.strip()) * _UNITS[unit]
+    except (ValueError, KeyError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size; give bytes, or e.g. 500M or 2G") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the size must be positive")
+    return value
 
 
 def _error(message: str) -> int:
@@ -186,11 +211,16 @@ def _run(args: argparse.Namespace) -> int:
     if not files:
         return _error("no .jsonl files to check in " + ", ".join(args.paths))
 
+    max_bytes = getattr(args, "max_size", None) or rt.MAX_FILE_BYTES
+    refusal = _refuse_unreadable(rt, files, max_bytes)
+    if refusal is not None:
+        return _error(refusal)
+
     strict = bool(args.strict)
     reports = []
     totals = {"files": 0, "passed": 0, "failed": 0, "errors": 0, "warnings": 0}
     for shown, path in files:
-        problems = rt.check_file(path, validator)
+        problems = rt.check_file(path, validator, max_bytes=max_bytes)
         errors = sum(1 for p in problems if p.severity == "error")
         warnings = len(problems) - errors
         ok = errors == 0 and not (strict and warnings)
@@ -225,6 +255,23 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(_summary(totals, strict))
     return 0 if all_ok else 1
+
+
+def _refuse_unreadable(rt: ModuleType, files: list[tuple[str, Path]], max_bytes: int) -> str | None:
+    """Why a file named on the command line cannot be checked at all (not a regular file: a FIFO
+    would block, /dev/zero never end; over ``--max-size``), before any is read; None when all can."""
+    for shown, path in files:
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            return f"{shown}: cannot read ({exc.strerror or exc}); check the path and permissions"
+        kind = rt.not_regular(info.st_mode)
+        if kind is not None:
+            return f"{shown}: not a regular file ({kind}); validate reads regular .jsonl files only"
+        if info.st_size > max_bytes:
+            return (f"{shown}: {info.st_size} bytes, over the --max-size limit of {max_bytes} bytes "
+                    f"({rt.size_text(max_bytes)}); raise --max-size (e.g. --max-size 4G) or split the file")
+    return None
 
 
 def _print_problems(shown: str, problems: list) -> None:
