@@ -59,6 +59,65 @@ def _unknown_keys(instance: dict, schema: dict) -> str:
     return "; ".join(parts) or "unknown key(s)"
 
 
+_JOIN_TAKES = ("`join` takes a list of pieces: paths, {path: ..., prefix: ..., suffix: ..., each: ...} or "
+               "{text: ...}, e.g. content: {join: [stdout, {path: stderr, prefix: \"stderr:\\n\"}]} "
+               "(docs/mapping.md, \"Content composed from several fields: join\")")
+_CONTENT_TAKES = ("content takes a path (a key such as text, a dotted path such as message.text, a list of "
+                  "keys, or {value: x}), a list of such paths (the first present wins), or {join: [...]} to "
+                  "compose several (docs/mapping.md, \"Paths\" and \"join\")")
+_CONTENT_KEYS = ("content", "field")
+
+
+def _explained_elsewhere(error: Any, errors: list) -> bool:
+    """Whether the keys an ``unknown key`` error names are known to another alternative that
+    complains about their values instead: ``content: {join: 5}`` is a join whose list is wrong, not
+    a ``{value: x}`` path with an unknown key ``join``."""
+    known = error.schema.get("properties", {})
+    unknown = [key for key in error.instance if key not in known]
+    depth = len(error.absolute_path)
+    return bool(unknown) and all(
+        any(len(other.absolute_path) > depth and list(other.absolute_path)[:depth] == list(error.absolute_path)
+            and other.absolute_path[depth] == key for other in errors) for key in unknown)
+
+
+def _deepest(errors: list) -> Any:
+    """The error deepest in the mapping (the one nearest the value the author got wrong)."""
+    return max(errors, key=lambda e: len(e.absolute_path))
+
+
+def _plain_message(error: Any) -> str:
+    """jsonschema's message, said in the mapping's terms where a key's expectations are known."""
+    path = list(error.absolute_path)
+    last = path[-1] if path else None
+    if last == "join" and error.validator in ("type", "minItems"):
+        what = "the list is empty" if error.validator == "minItems" else f"{error.instance!r} is not a list"
+        return f"{what}; {_JOIN_TAKES}"
+    if last in _CONTENT_KEYS and error.validator in ("anyOf", "oneOf") and not isinstance(error.instance, dict):
+        return f"{error.instance!r} is not a path or a join; {_CONTENT_TAKES}"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        return _unknown_keys(error.instance, error.schema)
+    return error.message
+
+
+def _check_extra_patterns(mapping: dict, origin: str) -> None:
+    """Each ``privacy.extra_patterns`` entry compiled now, as the redactor will compile it, so a bad
+    regex is this file's error at load time (exit 2), not an "unexpected ValueError" mid-run."""
+    patterns = (mapping.get("privacy") or {}).get("extra_patterns") or {}
+    if not patterns:
+        return
+    from .redaction.engine import _CLASS_NAME_RE, _check_extra_pattern
+
+    for cls, pattern in patterns.items():
+        if not _CLASS_NAME_RE.match(cls):
+            raise MappingError(f"{origin}: privacy.extra_patterns: {cls!r} is not a kebab-case class name; "
+                               "rename it with lowercase letters, digits and - (e.g. ticket-token): it is "
+                               "written in the placeholder [REDACTED:<class>]")
+        try:
+            _check_extra_pattern(cls, pattern)
+        except ValueError as exc:
+            raise MappingError(f"{origin}: {exc}") from None
+
+
 def _jsonschema_validator() -> Any:
     import jsonschema
 
@@ -93,19 +152,24 @@ def check_mapping(mapping: Any, origin: str = "mapping") -> dict:
                         key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
         # a misspelt key explains the other errors of its object (a required key "missing"): name it first
-        # of the alternatives, the one the author meant is the deepest with the fewest unknown keys
-        unknown = sorted((e for e in _all_errors(errors) if e.validator == "additionalProperties"
-                          and isinstance(e.instance, dict)),
+        # of the alternatives, the one the author meant is the deepest with the fewest unknown keys;
+        # an "unknown" key that another alternative knows is not misspelt: that alternative's error is meant
+        every = _all_errors(errors)
+        unknown = [e for e in every if e.validator == "additionalProperties" and isinstance(e.instance, dict)]
+        meant = [e for e in unknown if _explained_elsewhere(e, every)]
+        unknown = sorted((e for e in unknown if e not in meant),
                          key=lambda e: (-len(e.absolute_path), sum(
                              k not in e.schema.get("properties", {}) for k in e.instance)))
         import jsonschema
 
-        error = unknown[0] if unknown else jsonschema.exceptions.best_match(errors)
-        key = _key(error.absolute_path)
-        message = error.message
-        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-            message = _unknown_keys(error.instance, error.schema)
-        raise MappingError(f"{origin}: {key}: {message}")
+        if unknown:
+            error = unknown[0]
+        elif meant:
+            error = _deepest([e for e in every if e not in meant])
+        else:
+            error = jsonschema.exceptions.best_match(errors)
+        raise MappingError(f"{origin}: {_key(error.absolute_path)}: {_plain_message(error)}")
+    _check_extra_patterns(mapping, origin)
     try:
         from .timestamps import zone
 

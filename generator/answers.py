@@ -16,8 +16,67 @@ class AnswersError(Exception):
     """A mapping that cannot be used; the message names the file and the key."""
 
 
+#: The deepest nesting an answers file may use (a real mapping needs fewer than ten levels): deeper
+#: input exhausted Python's recursion limit while it was composed ("unexpected RecursionError").
+MAX_DEPTH = 100
+#: The most values an answers file may stand for once its aliases are expanded. Aliases let a few
+#: lines stand for billions of values (an "alias bomb": ten lines of nine aliases each stand for
+#: 9**10 strings), which every later walk of the mapping (the schema check, a copy, a dump) expands.
+MAX_EXPANDED = 100_000
+
+
+class _Refused(Exception):
+    """YAML the answers loader will not build: too deep, or aliases that expand too far."""
+
+    def __init__(self, mark: Any, problem: str) -> None:
+        super().__init__(problem)
+        self.mark, self.problem = mark, problem
+
+
+def _children(node: yaml.Node) -> list:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
 class _UniqueKeys(yaml.SafeLoader):
-    """A YAML loader that refuses a key written twice in one mapping (YAML keeps the last silently)."""
+    """A YAML loader that refuses a key written twice in one mapping (YAML keeps the last silently),
+    nesting deeper than ``MAX_DEPTH``, and aliases that make the file stand for more than
+    ``MAX_EXPANDED`` values. Both are checked on the node tree as it is composed, before any Python
+    object is built; a few aliases repeating a small value (as YAML dumpers write shared lists) load."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._sizes: dict[int, int] = {}  # id(node) -> how many values it stands for, aliases expanded
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            return super().compose_node(parent, index)  # the anchored node itself; counted by its parent
+        mark = self.peek_event().start_mark
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise _Refused(mark, f"nested more than {MAX_DEPTH} levels deep; an answers file needs only a few "
+                                 "levels: check the brackets, or write the mapping as docs/mapping.md shows")
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        size = 1 + sum(self._size(child, mark) for child in _children(node))
+        if size > MAX_EXPANDED:
+            raise _Refused(mark, f"the aliases (*name) here expand to more than {MAX_EXPANDED:,} values; "
+                                 "write the values out instead of using anchors (&name) and aliases (*name)")
+        self._sizes[id(node)] = size
+        return node
+
+    def _size(self, node: Any, mark: Any) -> int:
+        size = self._sizes.get(id(node))
+        if size is None:
+            raise _Refused(mark, "an alias (*name) here refers to the value that holds it; write the values "
+                                 "out instead of using anchors (&name) and aliases (*name)")
+        return size
 
 
 def _mapping_without_repeats(loader: _UniqueKeys, node: yaml.MappingNode) -> dict:
@@ -78,6 +137,8 @@ def load_answers(path: str | Path) -> dict:
         where = f":{mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise AnswersError(f"{path}{where}: not valid YAML ({problem})") from None
+    except _Refused as exc:
+        raise AnswersError(f"{path}:{exc.mark.line + 1}: {exc.problem}") from None
     if not isinstance(data, dict):
         raise AnswersError(f"{path}: the answers must be a YAML mapping (key: value)")
     unknown = [key for key in data if key not in MAPPING_KEYS and not str(key).startswith("_")
