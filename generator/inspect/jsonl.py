@@ -15,6 +15,25 @@ from generator.inspect.files import open_input
 from generator.inspect.records import FileReport, Keep, Rec
 from generator.inspect.values import human_size, type_name
 
+#: The longest line read: a longer one (a gzip bomb's single line, a log line holding a whole
+#: dump) is counted as a bad line naming its file and line, skipped a piece at a time, and reading
+#: goes on, so memory stays a few times this whatever a line holds.
+MAX_LINE_BYTES = 64 << 20
+_SKIP_PIECE = 1 << 20
+
+
+def _read_line(stream, limit: int) -> tuple[bytes, int, bool]:
+    """(the line, its size in bytes, whether it was over ``limit`` and skipped): one line read
+    ``limit`` + 1 bytes at most; an overlong line's rest is read and dropped a MiB at a time."""
+    raw = stream.readline(limit + 1)
+    if len(raw) <= limit or raw.endswith(b"\n"):
+        return raw, len(raw), False
+    size = len(raw)
+    while raw and not raw.endswith(b"\n"):
+        raw = stream.readline(_SKIP_PIECE)
+        size += len(raw)
+    return b"", size, True
+
 
 def _segments(size: int, budget: int) -> list[tuple[int, int, str]]:
     """Byte ranges of a big file to read: mostly the head, some middle, some tail."""
@@ -25,6 +44,13 @@ def _segments(size: int, budget: int) -> list[tuple[int, int, str]]:
     tail = budget - head - middle
     mid_start = max(head, size // 2 - middle // 2)
     return [(0, head, "head"), (mid_start, middle, "middle"), (size - tail, tail, "tail")]
+
+
+def human_limit(count: int) -> str:
+    """A limit as people read it: ``64 MiB``, ``1000 bytes``."""
+    if count >= 1 << 20 and count % (1 << 20) == 0:
+        return f"{count >> 20} MiB"
+    return f"{count} bytes"
 
 
 def _parse_line(raw: bytes, where: str, report: FileReport, out: list, index: int) -> None:
@@ -52,14 +78,18 @@ def read_jsonl(report: FileReport, path: Path, budget: int, index: int, keep: in
         with open_input(path) as stream:
             number = 0
             while True:
-                raw = stream.readline()
-                if not raw:
+                raw, size, skipped = _read_line(stream, MAX_LINE_BYTES)
+                if not size:
                     break
                 number += 1
-                if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]
-                report.bytes_read += len(raw)
-                _parse_line(raw, f"{report.path}:{number}", report, out, index)
+                report.bytes_read += size
+                if skipped:
+                    report.bad(f"{report.path}:{number}",
+                               f"line longer than {human_limit(MAX_LINE_BYTES)} (the per-line limit); skipped")
+                else:
+                    if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                        raw = raw[3:]
+                    _parse_line(raw, f"{report.path}:{number}", report, out, index)
                 if report.bytes_read >= budget:
                     if stream.readline():
                         report.complete = False
