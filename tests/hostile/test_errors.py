@@ -54,7 +54,7 @@ def test_bad_extra_pattern_through_the_cli_exits_2_without_unexpected(tmp_path):
     path = tmp_path / "answers.yml"
     path.write_text(ANSWERS + "privacy:\n  extra_patterns:\n    ticket-token: 'TKT-(\\d+'\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "generator", "new", str(raw), "-o", str(tmp_path / "out"),
-                           "--answers", str(path)], cwd=REPO, capture_output=True, text=True, timeout=120)
+                           "--answers", str(path)], cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2, done.stderr
     assert "unexpected" not in done.stderr
     assert f"{path}: privacy.extra_patterns.ticket-token" in done.stderr
@@ -102,10 +102,10 @@ def test_validate_on_a_gzip_file_says_decompress_it(tmp_path):
     path = tmp_path / "x.jsonl.gz"
     path.write_bytes(gzip.compress(MINIMAL))
     done = subprocess.run([sys.executable, "-m", "generator", "validate", str(path)], cwd=REPO,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 1
     assert f"{path}: unreadable: the file is gzip-compressed" in done.stdout
     assert "gunzip -k" in done.stdout and "UTF-8" not in done.stdout
     report = json.loads(subprocess.run([sys.executable, "-m", "generator", "validate", str(path), "--json"],
-                                       cwd=REPO, capture_output=True, text=True, timeout=60).stdout)
+                                       cwd=REPO, capture_output=True, text=True, timeout=60, check=False).stdout)
     assert [p["rule"] for p in report["files"][0]["problems"]] == ["unreadable"]
