@@ -61,16 +61,18 @@ from .readers import (
     jsonl_spans,
     read_records,
 )
+from .redaction.names import shown_path
 from .stream import SessionOutput
 from .summary import Summary
 from .trees import flatten_children
 from .writer import (
+    SUFFIX,
     Committer,
     Held,
     Lines,
+    Names,
     discard_held,
     remove_stale_temps,
-    stem_for_file,
     stem_for_key,
     sync_folders,
     write_atomic,
@@ -439,16 +441,11 @@ def _make_private(record: Any, then: Any, privacy: Privacy) -> None:
 
 
 def _jobs_by_file(files: list[InputFile]) -> list[Job]:
-    jobs: list[Job] = []
-    taken: set[str] = set()
-    for item in files:
-        stem = stem_for_file(item.rel)
-        target = str(stem.with_name(stem.name + ".jsonl"))
-        if target.lower() in taken:
-            target = str(stem_for_key(stem.parent, str(item.rel)).with_suffix(".jsonl"))
-        taken.add(target.lower())
-        jobs.append(Job(str(item.path), [item], target))  # a str, not a Path: a third of the memory
-    return jobs
+    """One job per input file, each output named by the run's one allocator (``writer.Names``), in
+    the order of ``files`` (all of them, also under ``--shard``: the names are a whole run's)."""
+    names = Names()
+    # a str, not a Path: a third of the memory
+    return [Job(str(item.path), [item], str(names.for_file(item.rel))) for item in files]
 
 
 def _session_key(raw: dict, paths: tuple, settings: SessionSettings, where: Any) -> str | None:
@@ -497,11 +494,12 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
     as soon as it is complete, and knows it is. Anything that would stop the run (an unreadable
     file, a record without a session id) stops it here, before a single session is written.
 
-    Also the output of each session whose name would clash with an earlier one's on a file system
-    that ignores case ("Run-1" and "run-1"): it takes its id's hash (``_field_target``), as a
-    file whose name clashes does, so that no session overwrites another on any system, and every
-    process and shard names it alike; how many records each file holds, which the cleaning pass
-    checks; and how many each session has.
+    Also each session's output, named by the run's one allocator (``writer.Names``) in order of
+    first appearance: those not named as ``_field_target`` names them alone (an id whose name
+    would clash with an earlier one's on a file system that ignores case, "Run-1" and "run-1",
+    takes its id's hash; so does one in a folder renamed) are kept in ``renamed``, so that no
+    session overwrites another on any system, and every process and shard names it alike; how
+    many records each file holds, which the cleaning pass checks; and how many each session has.
 
     ``scans``: each file's ``_scan_file``, in the order of ``files`` (from worker processes); by
     default each file is scanned here. Either way the files are taken in order, so the findings
@@ -509,17 +507,16 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
     ends: dict[str, tuple[int, int, int]] = {}
     renamed: dict[str, Path] = {}
     counts: list[int] = []
-    taken: set[str] = set()
+    names = Names()
     if scans is None:
         scans = (_scan_file(cleaner, item, paths, settings) for item in files)
     for index, (item, (found, count)) in enumerate(zip(files, scans)):
         for key, (position, records) in found.items():  # in order of first appearance
             end = ends.get(key)
             if end is None:
-                target = _field_target(item, key)
-                if str(target).lower() in taken:
-                    target = renamed[key] = _field_target(item, key, hashed=True)
-                taken.add(str(target).lower())
+                target = names.for_key(item.rel.parent, key)
+                if target != _field_target(item, key):
+                    renamed[key] = target
             else:
                 records += end[2]
             ends[key] = (index, position, records)
@@ -613,10 +610,11 @@ def _joined(scans: list[FileScan]) -> FileScan:
     return found, offset
 
 
-def _field_target(item: InputFile, key: str, hashed: bool = False) -> Path:
-    """The output of a session grouped by field: named after its id, in the folder of the file
-    it first appears in."""
-    return stem_for_key(item.rel.parent, key, hashed).with_suffix(".jsonl")
+def _field_target(item: InputFile, key: str) -> Path:
+    """The output of a session grouped by field as its id alone names it, in the folder of the
+    file it first appears in: ``Names.for_key``'s first choice (the first pass keeps the others)."""
+    stem = stem_for_key(item.rel.parent, key)
+    return stem.with_name(stem.name + SUFFIX)
 
 
 def _clean_by_field(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome, summary: Summary,
@@ -789,7 +787,7 @@ def _put_in_place(held: list[Held], written: list[Written], ended: Summary, summ
         try:
             output_held.release()
         except OSError as exc:
-            ended.unwrite(at, rows, write_failure(key, out, exc))
+            ended.unwrite(at, rows, write_failure(key, out, exc), out)
             if outcome is not None:
                 outcome.fail_write(exc)
     summary.merge(ended)
@@ -891,16 +889,21 @@ def _field_shards(pool: ProcessPoolExecutor, done: Any, files: list[InputFile], 
 
 
 def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, totals: Outcome, summary: Summary,
-                      progress: bool) -> None:
+                      progress: bool, layout: list[InputFile] | None = None) -> None:
     """One session per element of the list a ``*`` in input.records_path stands for (one conversation of
     an array of conversations), in file order; one session is open at a time.
 
     The output is ``<file stem>/<element>.jsonl``: the element's ``session.field`` value when the
-    mapping names one (``document.id``), else its position (``0003``) or its key in an object.
+    mapping names one (``document.id``), else its position (``0003``) or its key in an object;
+    named by the run's one allocator (``writer.Names``). Each input file has an output folder of
+    its own, given out for every file of ``layout`` (all of them, also under ``--shard``) first,
+    so a file's outputs are named alike in every run and shard.
     """
     name_paths = compile_paths(cleaner.mapping.session.field)
     count = 0  # the sessions so far: the place of the next in the summary
-    taken: set[str] = set()
+    names = Names()
+    for item in layout or files:
+        names.file_folder(item.rel)
 
     def target_for(item: InputFile, where: Any, raw: dict) -> Path:
         label = where.element or "1"
@@ -909,11 +912,7 @@ def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, to
             label = str(value)
         elif label.isdigit():
             label = f"{int(label):04d}"
-        target = stem_for_key(stem_for_file(item.rel), label).with_suffix(".jsonl")
-        if str(target).lower() in taken:
-            target = stem_for_key(stem_for_file(item.rel), f"{label}-{where.element}").with_suffix(".jsonl")
-        taken.add(str(target).lower())
-        return target
+        return names.for_element(item.rel, label, where.element or "")
 
     for item in files:
         session: Session | None = None
@@ -1147,6 +1146,9 @@ def build_parser(description: str) -> argparse.ArgumentParser:
 
 
 def _check_paths(args: argparse.Namespace) -> tuple[Path, Path]:
+    """--input and --output, checked before anything is made or written: the input exists, and
+    the output is a folder (or can be made one) that neither is the input, nor holds it, nor
+    lies inside it (``_refuse_overlap``), so that no output ever lands on a raw file."""
     if not args.input or not args.output:
         raise UsageError("both --input and --output are required (see --help)")
     source = Path(args.input)
@@ -1155,10 +1157,7 @@ def _check_paths(args: argparse.Namespace) -> tuple[Path, Path]:
         raise UsageError(f"{args.input}: no such file or folder (check --input)")
     if output.exists() and not output.is_dir():
         raise UsageError(f"{args.output}: exists and is not a folder (choose another --output)")
-    if output.resolve() == source.resolve():
-        raise UsageError(f"{args.output}: --output must not be the same as --input")
-    if source.is_file() and output.resolve() == source.resolve().parent and stem_for_file(Path(source.name)).name + ".jsonl" == source.name:
-        raise UsageError(f"{args.output}: writing here would overwrite the input file; choose another --output")
+    _refuse_overlap(args, source, output)
     try:
         output.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=output):
@@ -1166,6 +1165,56 @@ def _check_paths(args: argparse.Namespace) -> tuple[Path, Path]:
     except OSError as exc:
         raise UsageError(f"{args.output}: cannot write there ({exc.strerror or exc}); choose another --output") from exc
     return source, output
+
+
+def _chain(path: Path) -> list[tuple[int, int]]:
+    """(st_dev, st_ino) of an existing, resolved ``path`` and of each folder above it: the
+    same folder whatever its spelling (a symlink, ``..``, another case on a disk that ignores it)."""
+    chain = []
+    while True:
+        info = os.stat(path)
+        chain.append((info.st_dev, info.st_ino))
+        if path.parent == path:
+            return chain
+        path = path.parent
+
+
+def _existing(path: Path) -> Path:
+    """``path`` resolved, or its nearest parent that exists (an output not made yet)."""
+    path = path.resolve()
+    while not path.exists() and path.parent != path:
+        path = path.parent
+    return path
+
+
+def _refuse_overlap(args: argparse.Namespace, source: Path, output: Path) -> None:
+    """UsageError when --output is --input, holds it (a file of the folder, or a folder above
+    it) or lies inside it, compared by (device, inode) along the resolved folders above each:
+    outputs there could overwrite raw files, and a rerun would read them as input."""
+    try:
+        resolved = source.resolve(strict=True)
+        folder = resolved if resolved.is_dir() else resolved.parent
+        inputs = _chain(folder)
+        near = _existing(output)
+        outputs = _chain(near)
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
+        raise UsageError(f"{shown_path(args.output)}: cannot tell where --output lies ({exc}); "
+                         "choose another --output") from exc
+    here = outputs[0] if near == output.resolve() else None  # the output folder, if it exists
+    out, given = shown_path(args.output), shown_path(args.input)
+    if not resolved.is_dir():
+        if here in inputs:
+            raise UsageError(f"{out}: writing here would overwrite the input file or the files beside it "
+                             f"(--output holds --input {given}); choose an --output outside its folder")
+        return
+    if here == inputs[0]:
+        raise UsageError(f"{out}: --output must not be the same as --input")
+    if here in inputs:
+        raise UsageError(f"{out}: --output holds --input {given}, so its outputs could overwrite raw files; "
+                         "choose an --output outside --input (not a folder above it either)")
+    if inputs[0] in outputs:
+        raise UsageError(f"{out}: --output is inside --input {given}, so its outputs could overwrite raw files "
+                         "and a rerun would read them as input; choose an --output outside --input")
 
 
 def main(mapping: Mapping | dict[str, Any] | str | os.PathLike, hooks: ModuleType | None = None, argv: list[str] | None = None,
@@ -1211,7 +1260,7 @@ def _main(args: argparse.Namespace, mapping: Mapping, module: ModuleType | None,
             raise UsageError(str(exc)) from exc
         return _run(args, mapping, hooks, adapter)
     except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {shown_path(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: files already written are complete; rerun to finish", file=sys.stderr)
@@ -1246,15 +1295,15 @@ def _run(args: argparse.Namespace, mapping: Mapping, hooks: Hooks, adapter: Modu
         print("notice: the schema on disk differs from the copy bundled with this cleaner", file=sys.stderr)
     stale = remove_stale_temps(output)
     if stale:
-        print(f"notice: removed {stale} temporary file(s) left in {args.output} by an interrupted run", file=sys.stderr)
+        print(f"notice: removed {stale} temporary file(s) left in {shown_path(args.output)} by an interrupted run",
+              file=sys.stderr)
     settings = cleaner.mapping
-    exclude = output if output.resolve().is_relative_to(source.resolve()) and source.is_dir() else None
     not_read: list[tuple[str, str]] = []
     try:
         if args.files_from is not None or getattr(args, "file_list", None) is not None:
             files = _listed_files(args, source)
         else:
-            files = discover(args.input, settings.input.include, exclude, not_read)
+            files = discover(args.input, settings.input.include, None, not_read)  # (--output is not inside)
     except InputError as exc:
         raise UsageError(str(exc)) from exc
     layout = files  # the files whose names settle the output names (case clashes), before sharding
@@ -1289,6 +1338,7 @@ def _run(args: argparse.Namespace, mapping: Mapping, hooks: Hooks, adapter: Modu
     cleaner.committer.close()
     summary.settle()
     sync_folders(output / folder for folder in summary.folders)
+    summary.check_disk(output)  # every session counted as written is a file of its own, or the run fails
     if progress:
         print(file=sys.stderr)
     if report is not None:  # clean_file's view of the run
@@ -1297,7 +1347,7 @@ def _run(args: argparse.Namespace, mapping: Mapping, hooks: Hooks, adapter: Modu
         return summary.report(len(files), totals, args.quiet)
     except BrokenPipeError:  # the sessions are written; only the summary's reader is gone
         _quiet_stdout()
-        return 1 if totals.error or summary.failed else 0
+        return 1 if totals.error or summary.failed or summary.disk_error else 0
 
 
 def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile], output: Path,
@@ -1325,7 +1375,7 @@ def _clean_all(cleaner: Cleaner, args: argparse.Namespace, files: list[InputFile
         # those that grow large
         cleaner.helpers = Helpers(processes - 1, settings.privacy)
     if by == "element":
-        _clean_by_element(cleaner, files, output, totals, summary, progress)
+        _clean_by_element(cleaner, files, output, totals, summary, progress, layout)
     else:
         for job in jobs:
             if str((output / job.target).resolve()) in cleaner.inputs:

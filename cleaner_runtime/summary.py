@@ -14,14 +14,26 @@ folders that could not be read (listed first), then ``(1, n)`` for the n-th sess
 element, or ``(1, file, record)`` for a session grouped by field (where it began); one run uses
 one kind of session place. An outcome whose output is still being synced and renamed
 (``Outcome.pending``) is folded once that is done, since a failed rename fails its session.
+
+The outputs written are kept as 8 bytes each (``_mark``: a digest of the path), enough for
+``check_disk`` to tell at the end of the run that every session counted as written is a file on
+disk of its own (never two in one file, none gone), at a fraction of the memory of their names.
+Every line printed passes the secret detector (``shown_path``): session keys are input paths and
+ids, which may hold one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
+from array import array
 from collections import Counter, deque
+from pathlib import Path
 from typing import Any
+
+from .redaction.names import shown_path
+from .writer import SUFFIX, hidden_name
 
 WARNINGS_SHOWN = 20  # warnings printed (all are counted)
 LOSING_SHOWN = 5  # sessions losing calls or results named (all are counted)
@@ -50,6 +62,9 @@ class Summary:
         self.losing: list[tuple[Any, int, str, str]] = []  # the first ones: (place, 0, key, shares)
         self.losing_count = 0
         self.folders: set[str] = set()  # of the outputs written, relative to the output folder
+        self.marks = array("Q")  # of the outputs written: see _mark
+        self.hidden = 0  # outputs written under a name that hides a secret (writer.hidden_name)
+        self.disk_error: str | None = None  # check_disk's finding
         self.kept_outcomes: list[tuple[Any, Any]] | None = [] if keep else None
         self._pending: deque[tuple[Any, Any]] = deque()
 
@@ -81,6 +96,8 @@ class Summary:
             self.written += 1
             self.rows += o.rows
             self.folders.add(os.path.dirname(o.output))
+            self.marks.append(_mark(o.output))
+            self.hidden += hidden_name(o.output)
         if o.error:
             self.failed.append((at, o.error))
         if o.skipped_session:
@@ -104,12 +121,16 @@ class Summary:
         if self.kept_outcomes is not None:
             self.kept_outcomes.append((at, o))
 
-    def unwrite(self, at: Any, rows: int, error: str) -> None:
+    def unwrite(self, at: Any, rows: int, error: str, output: str | None = None) -> None:
         """A session folded as written whose output could not be put in place after all: failed.
-        (Its folder stays among ``folders``: syncing it once more at the end is harmless.)"""
+        (Its folder stays among ``folders``: syncing it once more at the end is harmless.)
+        ``output``, the path it was folded with, is taken out of what ``check_disk`` looks for."""
         self.written -= 1
         self.rows -= rows
         self.failed.append((at, error))
+        if output is not None:
+            self.marks.remove(_mark(output))
+            self.hidden -= hidden_name(output)
 
     def merge(self, other: Summary) -> None:
         """Fold in another summary of other sessions of the same run (a worker's), once settled."""
@@ -117,6 +138,8 @@ class Summary:
         self.written += other.written
         self.rows += other.rows
         self.folders |= other.folders
+        self.marks += other.marks
+        self.hidden += other.hidden
         self.failed += other.failed
         self.skipped_sessions += other.skipped_sessions
         for mine, theirs in ((self.skipped, other.skipped), (self.repaired, other.repaired),
@@ -131,6 +154,24 @@ class Summary:
         self.losing = _first(self.losing + other.losing, LOSING_SHOWN)
         if self.kept_outcomes is not None and other.kept_outcomes is not None:
             self.kept_outcomes += other.kept_outcomes
+
+    def check_disk(self, output: Path) -> None:
+        """Check that each session counted as written is a file of its own under ``output`` (read
+        once the run's writes are settled); if not, ``disk_error`` says how many are not, and the
+        run fails: the summary never counts a session that is not on disk."""
+        present: set[int] = set()
+        for folder in self.folders:
+            try:
+                entries = os.listdir(output / folder)
+            except OSError:
+                continue
+            present.update(_mark(os.path.join(folder, name)) for name in entries if name.endswith(SUFFIX))
+        missing = self.written - len(present.intersection(self.marks))
+        if missing > 0:
+            verb = "is" if missing == 1 else "are"
+            self.disk_error = (f"{output}: {missing} of the {self.written} sessions counted as written {verb} not on "
+                               "disk (removed by another program while the run wrote, or two sessions given one file, "
+                               "a bug: please report it); rerun to write them again")
 
     def _example(self, reason: str, at: Any, where: str) -> None:
         """Keep ``where`` as the first place ``reason`` was seen, unless one earlier is known."""
@@ -156,7 +197,7 @@ class Summary:
         examples = dict(totals.examples)
         for reason, (_, where) in self.examples.items():
             examples.setdefault(reason, where)
-        out = sys.stdout
+        out = _Shown(sys.stdout)
         print(f"files read:        {files_read}", file=out)
         print(f"sessions written:  {self.written}", file=out)
         print(f"rows written:      {self.rows}", file=out)
@@ -174,6 +215,8 @@ class Summary:
         print(f"redactions:        {sum(self.redactions.values())}", file=out)
         for kind, count in sorted(self.redactions.items()):
             print(f"  {count} x {kind}", file=out)
+        if self.hidden:
+            print(f"names hidden:      {self.hidden}", file=out)
         print(f"truncated strings: {self.truncated}", file=out)
         if self.warning_count and not quiet:
             print(f"warnings:          {self.warning_count}", file=out)
@@ -182,9 +225,11 @@ class Summary:
         errors = [error for _, error in sorted(self.failed, key=_place)]
         if totals.error:
             errors.append(totals.error)
+        if self.disk_error:
+            errors.append(self.disk_error)
         print(f"sessions failed:   {len(errors)}", file=out)
         for error in errors:
-            print(f"error: {error}", file=sys.stderr)
+            print(f"error: {shown_path(error)}", file=sys.stderr)
         return 1 if errors else 0
 
     def _print_kept(self, out: Any) -> None:
@@ -197,6 +242,22 @@ class Summary:
             print(f"  sessions losing calls or results: {self.losing_count}", file=out)
             for _, _, key, shares in self.losing:
                 print(f"    {key}: {shares}", file=out)
+
+
+class _Shown:
+    """A stream whose every line passes the secret detector first (``shown_path``)."""
+
+    def __init__(self, stream: Any):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(shown_path(text))
+
+
+def _mark(output: str) -> int:
+    """8 bytes standing for an output path (relative to --output): the first of its SHA-256."""
+    data = Path(output).as_posix().encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.sha256(data).digest()[:8], "big")
 
 
 def _place(item: tuple) -> Any:

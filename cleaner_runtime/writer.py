@@ -36,6 +36,7 @@ import signal
 import tempfile
 import threading
 import time
+import unicodedata
 from collections import deque
 from collections.abc import Iterable
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
@@ -48,7 +49,6 @@ except ImportError:
     orjson = None
 
 _SUFFIXES = (".gz", ".jsonl", ".ndjson", ".json")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TEMP = re.compile(r"\..+\.(?P<pid>[0-9]+)-[A-Za-z0-9_]+\.tmp")
 _MODE: list[int] = []
@@ -118,13 +118,154 @@ def stem_for_file(rel: Path) -> Path:
     return rel.with_name(name)
 
 
+# -- output names: one allocator, a bijection of (input file, session id) -------------------------
+#
+# Every output path a run writes is given out by one ``Names``: a session never shares a file with
+# another, whatever its id holds (dots, slashes, ``..``, NUL, 300 characters, names Windows
+# reserves, case-only differences on a case-insensitive disk), and the same inputs give the same
+# names on every run, in every process and shard (the names are settled in input order before any
+# session is written). Each name is the id (or the input file's stem) itself when that is a safe
+# file name; otherwise, and whenever it would clash with a name already given out in the same
+# folder as a case-insensitive, normalising file system compares them (casefold + NFC), it is
+# ``<safe part>-<16 hex of the SHA-256 of its identity>``; an id or name that holds a secret (the
+# redaction detector's verdict) is ``redacted-<16 hex>``. The suffix is appended
+# (``name + ".jsonl"``), never put in place of one (``Path.with_suffix`` cut ``v1.2`` to ``v1``).
+
+MAX_NAME_BYTES = 200  # an output name's longest, in UTF-8: its temporary name stays below 255 bytes
+HASHED_KEEP_BYTES = 80  # the readable part kept of a name that is cut or hashed
+DIGEST_HEX = 16
+SUFFIX = ".jsonl"
+# characters no name may hold on Linux, macOS or Windows: controls, the separators, Windows'
+# forbidden ones, and lone surrogates, but for U+DC80-U+DCFF: the bytes of an input name that is
+# not UTF-8 (os.fsdecode's surrogateescape), written back as the same bytes
+_FORBIDDEN = re.compile('[\x00-\x1f\x7f-\x9f<>:"/\\\\|?*\ud800-\udc7f\udd00-\udfff]')
+_RESERVED = re.compile(r"(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])", re.IGNORECASE)
+_HIDDEN = re.compile(r"redacted-[0-9a-f]{16}")  # a name given for a secret (and only for one)
+_ROOT = Path()
+
+
+def _digest(identity: tuple[str, ...], salt: int = 0) -> str:
+    """16 hex digits of the SHA-256 of an identity: the same on every machine, run and Python."""
+    text = "\0".join(identity) + (f"\0{salt}" if salt else "")
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_HEX]
+
+
+def _size(text: str) -> int:
+    """The bytes of a (safe) name on disk."""
+    return len(text.encode("utf-8", "surrogateescape"))
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` bytes on disk, never inside a character."""
+    return text.encode("utf-8", "surrogateescape")[:limit].decode("utf-8", "ignore")
+
+
+def safe_name(text: str) -> str:
+    """``text`` as a name that is safe on every common file system: forbidden characters become
+    ``_``; a leading dot (hidden files, ``.`` and ``..``), a name Windows reserves (``CON``,
+    ``nul.txt``, ``COM1``) or nothing at all gets a ``_`` before it, a trailing dot or space
+    (which Windows drops) a ``_`` after it."""
+    safe = _FORBIDDEN.sub("_", text)
+    if not safe or safe.startswith(".") or _RESERVED.fullmatch(safe.split(".")[0].rstrip(" ")):
+        safe = "_" + safe
+    if safe.endswith((".", " ")):
+        safe += "_"
+    return safe
+
+
+def name_stem(text: str, identity: tuple[str, ...], hashed: bool = False, salt: int = 0) -> str:
+    """The name (before its suffix) of an output or output folder standing for ``text`` (a session
+    id, an input file's stem or an input folder's name), whose ``identity`` sets its digest.
+
+    ``text`` itself when it is safe (``safe_name``), short enough and not ``hashed``; otherwise
+    ``<safe part, at most 80 bytes>-<digest>``; ``redacted-<digest>`` when ``text`` holds a secret.
+    ``salt`` picks another digest, for the (unlikely) name already given out."""
+    from .redaction.names import holds_secret
+
+    if holds_secret(text):
+        return f"redacted-{_digest(identity, salt)}"
+    safe = safe_name(text)
+    long = _size(safe) + len(SUFFIX) > MAX_NAME_BYTES
+    if safe != text or long or hashed or salt or _HIDDEN.fullmatch(safe):
+        safe = f"{_cut(safe, HASHED_KEEP_BYTES)}-{_digest(identity, salt)}"
+    return safe
+
+
 def stem_for_key(folder: Path, key: str, hashed: bool = False) -> Path:
-    """A file name for a session id; ids that are not file-name safe get a short hash (and, with
-    ``hashed``, every id: one whose name another session has taken)."""
-    safe = _UNSAFE.sub("_", key).strip("._")[:80] or "session"
-    if safe != key or hashed:
-        safe = f"{safe}-{hashlib.sha1(key.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
-    return folder / safe
+    """``folder`` joined with the name (before ``.jsonl``) of session ``key``'s output there, as
+    ``Names`` first tries it: the id itself when it is a safe name, else its safe part and a
+    digest of (``folder``, ``key``); with ``hashed``, the digest in any case."""
+    return folder / name_stem(key, (folder.as_posix(), key), hashed)
+
+
+def hidden_name(output: str | os.PathLike[str]) -> bool:
+    """Whether an output path given out by ``Names`` hides a secret in one of its names."""
+    return any(_HIDDEN.fullmatch(part.removesuffix(SUFFIX)) for part in Path(output).parts)
+
+
+def folded(path: Path) -> str:
+    """A path as a case-insensitive, normalising file system (macOS, Windows) compares it."""
+    return unicodedata.normalize("NFC", path.as_posix()).casefold()
+
+
+class Names:
+    """The one allocator of a run's output paths, relative to ``--output``.
+
+    Input folders keep their place (``runs/x.jsonl`` is written under ``runs/``), each folder name
+    given out once per input folder (``folder``); every name, of a file or a folder, is taken in
+    its output folder in the order asked for, so that ``sub`` and ``SUB``, or the output
+    ``a.jsonl`` and the input folder ``a.jsonl/``, never meet. Ask in input order, before any
+    session is written, for the names to be the same on every run.
+    """
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()  # folded: every path given out, of files and folders
+        self.folders: dict[str, Path] = {"": _ROOT, ".": _ROOT}  # input folder -> its output folder
+        self.file_folders: dict[str, Path] = {}  # input file -> its own output folder (by element)
+
+    def _claim(self, folder: Path, text: str, identity: tuple[str, ...], suffix: str) -> Path:
+        """The first of ``text``'s names (plain, hashed, salted) not yet given out in ``folder``."""
+        salt = 0
+        path = folder / (name_stem(text, identity) + suffix)
+        while folded(path) in self.taken:
+            salt += 1
+            hashed = name_stem(text, identity, hashed=True, salt=salt - 1)
+            path = folder / (hashed + suffix)
+        self.taken.add(folded(path))
+        return path
+
+    def folder(self, rel: Path) -> Path:
+        """The output folder of the input folder ``rel`` (its parents first)."""
+        key = rel.as_posix()
+        out = self.folders.get(key)
+        if out is None:
+            out = self.folders[key] = self._claim(self.folder(rel.parent), rel.name, ("/", key), "")
+        return out
+
+    def for_file(self, rel: Path) -> Path:
+        """The output of the input file ``rel`` holding one session (``runs/a.jsonl.gz`` ->
+        ``runs/a.jsonl``)."""
+        return self._claim(self.folder(rel.parent), stem_for_file(rel).name, (rel.as_posix(),), SUFFIX)
+
+    def for_key(self, rel_folder: Path, key: str) -> Path:
+        """The output of session ``key`` (grouped by field), in the output folder of the input
+        folder ``rel_folder`` it first appears in (the name ``stem_for_key`` first tries)."""
+        return self._claim(self.folder(rel_folder), key, (rel_folder.as_posix(), key), SUFFIX)
+
+    def file_folder(self, rel: Path) -> Path:
+        """The output folder of the sessions of one input file (by element): named after its stem,
+        its own (a second file of that stem gets another)."""
+        key = rel.as_posix()
+        out = self.file_folders.get(key)
+        if out is None:
+            out = self.file_folders[key] = self._claim(self.folder(rel.parent), stem_for_file(rel).name,
+                                                       ("/", key, "elements"), "")
+        return out
+
+    def for_element(self, rel: Path, label: str, element: str) -> Path:
+        """The output of one element's session (``label``: its id, or its position) of input
+        file ``rel``."""
+        return self._claim(self.file_folder(rel), label, (rel.as_posix(), label, element), SUFFIX)
 
 
 def plain_json(value: object) -> bool:
@@ -399,7 +540,10 @@ def _write_temp(path: Path, data: bytes | Iterable[bytes], number: int) -> tuple
             handle.write(chunk)
         handle.flush()
     except BaseException:
-        handle.close()
+        # a full disk fails the close too (the buffer still holds what did not fit); its file
+        # descriptor is closed all the same, and the temporary file must still go
+        with contextlib.suppress(OSError):
+            handle.close()
         _discard(tmp)
         raise
     return handle, tmp

@@ -22,9 +22,8 @@ import pytest
 
 from cleaner_runtime import run
 
-# Every test below fails on the code as it is (each was run and seen failing for the reason it
-# names); strict, so the one who fixes run.py/writer.py/summary.py must remove this mark.
-pytestmark = pytest.mark.xfail(strict=True, reason="issue 36 items 1, 2, 6 and the naming rule: not fixed yet")
+# Every test below failed on the code before the fix (each was run and seen failing for the reason
+# it names, under a strict xfail mark, removed with the fix of run.py/writer.py/summary.py).
 
 RECORD_KINDS = [
     {"name": "message", "match": {"actor": "customer"}, "role": "user", "content": "body"},

@@ -34,7 +34,6 @@ def refused(tmp_path: Path, source: str, output: str, mapping: dict = BY_FILE) -
     return stderr
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 item 3: not fixed yet")
 def test_a_file_input_inside_the_output_folder_is_refused(tmp_path: Path):
     # issue 36 item 3: --input r/a.jsonl.gz --output r overwrote the raw r/a.jsonl, exit 0
     write_files(tmp_path / "r", ["a.jsonl.gz", "a.jsonl"])
@@ -43,7 +42,6 @@ def test_a_file_input_inside_the_output_folder_is_refused(tmp_path: Path):
     assert "choose an --output" in stderr
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 item 3: not fixed yet")
 def test_a_folder_input_inside_the_output_folder_is_refused(tmp_path: Path):
     # issue 36 item 3: --input r/sub --output r overwrote the raw r/x.jsonl, exit 0
     write_files(tmp_path / "r", ["sub/x.jsonl", "x.jsonl"])
@@ -51,7 +49,6 @@ def test_a_folder_input_inside_the_output_folder_is_refused(tmp_path: Path):
     assert "--output holds --input" in stderr and "choose an --output outside --input" in stderr, stderr
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 item 3: not fixed yet")
 def test_an_output_folder_inside_the_input_folder_is_refused(tmp_path: Path):
     # --input r --output r/2024 wrote r/a.jsonl's output over the raw r/2024/a.jsonl (excluded from reading)
     write_files(tmp_path / "r", ["a.jsonl", "2024/a.jsonl"])
@@ -59,14 +56,12 @@ def test_an_output_folder_inside_the_input_folder_is_refused(tmp_path: Path):
     assert "--output is inside --input" in stderr, stderr
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 item 3: not fixed yet")
 def test_an_output_folder_not_yet_made_inside_the_input_is_refused(tmp_path: Path):
     write_files(tmp_path / "r", ["a.jsonl"])
     refused(tmp_path, "r", "r/clean/new")
     assert not (tmp_path / "r" / "clean").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 item 3: not fixed yet")
 @pytest.mark.parametrize("output", ["r/sub/..", "./r/", "r/../r", "link-to-r", "link-to-r/sub/.."])
 def test_every_spelling_of_a_folder_holding_the_input_is_refused(tmp_path: Path, output: str):
     write_files(tmp_path / "r", ["sub/x.jsonl", "x.jsonl"])
@@ -74,7 +69,6 @@ def test_every_spelling_of_a_folder_holding_the_input_is_refused(tmp_path: Path,
     refused(tmp_path, "r/sub", output)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 item 3: not fixed yet")
 @pytest.mark.parametrize("source", ["r/sub/../a.jsonl.gz", "link-to-a.gz", "link-to-r/a.jsonl.gz"])
 def test_every_spelling_of_a_file_inside_the_output_is_refused(tmp_path: Path, source: str):
     write_files(tmp_path / "r", ["a.jsonl.gz", "a.jsonl", "sub/b.jsonl"])
@@ -83,7 +77,6 @@ def test_every_spelling_of_a_file_inside_the_output_is_refused(tmp_path: Path, s
     refused(tmp_path, source, "r")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 item 3: not fixed yet")
 def test_a_link_to_the_input_folder_as_output_is_refused_by_field(tmp_path: Path):
     from tests.hostile.test_names import write_ids
 
@@ -130,7 +123,6 @@ class FullDisk(io.RawIOBase):
         super().close()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 36 item 4: not fixed yet")
 def test_a_write_that_fills_the_disk_leaves_no_temporary_file(tmp_path: Path, monkeypatch):
     # issue 36 item 4: the failed write's handle.close() raised again, and the .tmp stayed
     from cleaner_runtime import writer
