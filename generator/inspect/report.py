@@ -1,12 +1,15 @@
 """The printed inspect report: structure and counts first, redacted short examples.
 
 Contract: ``report_text`` renders a Profile as text (ending in a newline); it analyses nothing.
+Input paths, and the problems and bad lines that name them, are shown through ``shown_path``: a
+secret in a file or folder name is never printed (issue 36 item 7).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
+from cleaner_runtime.redaction.names import shown_path
 from generator.inspect.examples import example
 from generator.inspect.fieldpaths import dotted
 from generator.inspect.profile import Profile
@@ -25,18 +28,18 @@ def report_text(profile: Profile, show_values: bool = False) -> str:
         + (f", {profile.records} analysed (every shape, a bounded number of each)"
            if profile.records < profile.records_read else ""))
     for problem in profile.problems:
-        add(f"  ! {problem}")
+        add(f"  ! {shown_path(str(problem))}")
     add("")
     add("Files")
     containers = Counter(f.container + (" (gzip)" if f.compressed else "") for f in profile.files)
     add("  containers: " + ", ".join(f"{k} x{v}" for k, v in containers.most_common()))
     for f in profile.files[:30]:
         extra = f", records at `{dotted(f.records_path)}`" if f.records_path else ""
-        add(f"  {f.path}: {f.container}{' gzip' if f.compressed else ''}, {f.records} records{extra}, read "
+        add(f"  {shown_path(f.path)}: {f.container}{' gzip' if f.compressed else ''}, {f.records} records{extra}, read "
             f"{f.read}" + (f", {f.bad_count} bad line(s)" if f.bad_count else "")
-            + (f"; {f.problem}" if f.problem else ""))
+            + (f"; {shown_path(f.problem)}" if f.problem else ""))
         for where, reason in f.bad_lines[:5]:
-            add(f"    bad: {where}: {reason}")
+            add(f"    bad: {shown_path(str(where))}: {reason}")
     if len(profile.files) > 30:
         add(f"  ... {len(profile.files) - 30} more file(s)")
     around = sorted({str(k) for r in profile.recs if r.envelope for k in r.envelope})

@@ -285,3 +285,15 @@ def test_a_session_counted_as_written_but_missing_from_disk_fails_the_run(tmp_pa
     code, stdout, stderr = clean(BY_FIELD, tmp_path / "raw", tmp_path / "out")
     assert code == 1, stdout + stderr
     assert re.search(r"^error: .*1 of the 3 sessions counted as written (is|are) not on disk", stderr, re.MULTILINE), stderr
+
+
+# -- item 7, where this fix prints input paths: the inspect report ---------------------------
+
+def test_the_inspect_report_does_not_print_a_secret_in_an_input_name(tmp_path: Path):
+    # the report listed each input file by its path, verbatim (generator/inspect/report.py)
+    from generator.inspect import profile_paths, report_text
+
+    write_files(tmp_path / "raw", [f"{SECRET}/run.jsonl", f"user-{SECRET}.jsonl", "plain.jsonl"])
+    text = report_text(profile_paths([str(tmp_path / "raw")]))
+    assert "plain.jsonl" in text and "run.jsonl" in text, text
+    assert SECRET[:12] not in text, text
