@@ -20,7 +20,7 @@ holding source files, logs, shell sessions, JSON-serialised tool calls; once
 without secrets, once with corpus secrets sprinkled in, both as one large
 string and as per-message strings (the cleaner calls ``redact`` per string).
 
-Exit status is 1 when a target is missed: recall >= 0.98, zero partial leaks,
+Exit status is 1 when a target is missed: recall >= 0.99, zero partial leaks,
 false positives <= 0.02.
 """
 
@@ -47,7 +47,7 @@ from redaction_support import (
     load_truncate,
 )
 
-RECALL_TARGET = 0.98
+RECALL_TARGET = 0.99  # issue 36
 FP_TARGET = 0.02
 
 

@@ -94,7 +94,20 @@ def _jwt_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | Non
     if not raw.startswith(b"{") or (b'"alg"' not in raw and b'"typ"' not in raw
                                     and b'"kid"' not in raw and b'"enc"' not in raw):
         return None
-    return "jwt"
+    return ("jwt", s, s + _jwt_length(v))
+
+
+def _jwt_length(v: str) -> int:
+    """How much of the match ``v`` is the token. The signature may be standard base64 (``+``, ``/``,
+    ``=`` padding, as hand-rolled signers write it) -- but a ``/`` in a signature with neither ``+``
+    nor padding is a URL path glued to the token (``/verify/eyJ...sig/confirm``): cut there."""
+    i = v.find(".", v.find(".") + 1)  # the dot before the signature
+    if i < 0:
+        return len(v)
+    sig = v[i + 1:]
+    if "/" in sig and "+" not in sig and not sig.endswith("="):
+        return i + 1 + sig.index("/")
+    return len(v)
 
 
 def _discord_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
@@ -355,7 +368,35 @@ def _url_pw_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | 
         return None
     if v.lower() in ("pw", "pwd", "pass", "password", "passwd", "secret"):
         return None
-    return "url-password"
+    return _twilio_user_class(user, v) or "url-password"
+
+
+_TWILIO_SID_RE = re.compile(r"(?P<k>AC|SK)[0-9a-f]{32}\Z", _FLAGS)
+
+
+def _twilio_user_class(user: str, password: str) -> str | None:
+    """The class of a password whose user is a Twilio account SID (an auth token, 32 hex digits) or
+    API key (its secret, 32 letters and digits): ``curl -u AC...:token``, ``https://AC...:token@``."""
+    um = _TWILIO_SID_RE.match(user)
+    if um is None:
+        return None
+    if um.group("k") == "AC":
+        return "twilio-auth-token" if re.fullmatch(r"[0-9a-f]{32}", password) else None
+    return "twilio-api-secret" if re.fullmatch(r"[A-Za-z0-9]{32}", password) else None
+
+
+# a port and a path ("host:8080/@scope/pkg"), or an IPv6 host ("[::1]:8080/x?from=a@b"), before an "@"
+_URL_NOT_USERINFO_RE = re.compile(
+    r"(?:\d{1,5}(?:(?:/|\\/)[\w.~%+-]*)*(?:[?#][\w.~%&=+-]*)?|[^@]*\]:\d.*)\Z", _FLAGS)
+
+
+def _url_pw_loose_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | tuple[str, int, int] | None:
+    """A URL password holding what a URL should have encoded (``/``, ``?``, ``#``:
+    ``jdbc:postgresql://u:f=B#7/x@db/app``), tried where the strict form found none: the password
+    ends at the first ``@`` before a host. Not a port and a path (``http://host:4873/@scope/pkg``)."""
+    if m.group(p + "user").startswith("[") or _URL_NOT_USERINFO_RE.match(text[s:e]) is not None:
+        return None
+    return _url_pw_check(text, s, e, m, p)
 
 
 def _is_placeholder_user_pw(user: str, pw: str) -> bool:
@@ -393,6 +434,16 @@ def _cmd_flag_check(cls: str, commands: dict[str, str], *, min_len: int = 1,
                 i = text.rfind(lit, line, i)
         return None
     return check
+
+
+def _curl_user_check(check: _Check) -> _Check:
+    """``check`` (curl's ``-u user:password``), naming the password after a Twilio SID user."""
+    def named(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+        cls = check(text, s, e, m, p)
+        if cls is None:
+            return None
+        return _twilio_user_class(m.group(p + "user"), text[s:e]) or cls
+    return named
 
 
 def _telegram_left() -> re.Pattern[str]:
@@ -485,6 +536,71 @@ def _is_basic_pair(value: str) -> bool:
     return bool(sep and user and pw) and all(32 < c < 127 for c in raw)
 
 
+# An unquoted value stops at the characters that may end it in code or a list (, ; ( ) [ ] { } < > &),
+# but a password holds them too: DB_PASSWORD=HZzrv(}jOXBue5BZ, Pwd=aB3;cD9e;Server=db. Past such a
+# stop the value goes on to the next blank or quote, short of another key=value pair, of an HTML
+# entity, and of the punctuation that closes what the assignment stands in ("f(password=x1, h=2)").
+_RAW_SEPS = frozenset(("=", ":", ":=", "=>"))
+_GLUE = frozenset(",;(){}[]<>&")
+_VALUE_END = frozenset(" \t\r\n\"'`\\")
+_NEXT_PAIR_RE = re.compile(r"[;,&][ \t]*[A-Za-z_][\w.\[\]-]{0,64}=|&(?:amp|quot|lt|gt|apos|#\d{1,6}|#x[0-9A-Fa-f]{1,6});",
+                           _FLAGS)
+_PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
+_VALUE_MAX = 256
+
+
+def _unbalanced_closer(value: str, before: str) -> bool:
+    """``value`` ends with a closing bracket it never opened, that closes one opened ``before`` it on
+    its line (the call or block the assignment stands in: ``User(password=x1)``, ``{pw: x1}``)."""
+    c = value[-1]
+    if c not in _PAIRS:
+        return False
+    o = _PAIRS[c]
+    return value.count(c) > value.count(o) and before.count(o) > before.count(c)
+
+
+def _random_head(head: str) -> bool:
+    """The part of a value before a bracket looks random, not like a name being called: upper, lower
+    case and digits, no ``.`` or ``_`` (``HZz9v(``, not ``bytearray(`` or ``os.environ.get(``)."""
+    return _categories(head) == 3 and "." not in head and "_" not in head
+
+
+# a call with its arguments, a method called on a result, a format field: code, not a password
+_CODE_MARK_RE = re.compile(r"[A-Za-z_]\w*\([^()\s]*\)|\)\.|\.[A-Za-z_]\w*\(|\{[\w.]*\}", _FLAGS)
+
+
+def _extend_value(text: str, s: int, e: int) -> int:
+    """Where the unquoted value ``text[s:e]``, stopped at one of ``_GLUE``, really ends (``e`` when it
+    does end there). Code is left alone: a bracket closing what was opened before the key on its
+    line (``f(password=pw).x``), a name called or subscripted (``getpass.getpass()``,
+    ``os.environ.get('X')``, ``cfg['db'][0]``), a format field (``{self.id}``)."""
+    head, c = text[s:e], text[e]
+    line = max(text.rfind("\n", 0, s), text.rfind("\\n", 0, s), s - 200, -1) + 1
+    before = text[line:s]
+    if c in _PAIRS and before.count(_PAIRS[c]) > before.count(c):
+        return e  # closes the call or block the assignment stands in
+    if c in "([" and _CODE_CHAIN_RE.match(head) and not _random_head(head):
+        return e  # a name called or subscripted
+    limit = min(len(text), s + _VALUE_MAX)
+    j = e
+    while j < limit and text[j] not in _VALUE_END:
+        j += 1
+    if j == limit and j < len(text) and text[j] not in _VALUE_END:
+        return e  # longer than any password: not one
+    tail = text[e:j]
+    pm = _NEXT_PAIR_RE.search(tail)
+    if pm is not None:
+        tail = tail[:pm.start()]
+    if c in "([" and _CODE_CHAIN_RE.match(head) and (tail[-1:] in (",", "(", "[", "{")
+                                                     or (j < len(text) and text[j] in "\"'`")):
+        return e  # a call whose arguments go on: ApiClient(name, ...), S3Client({ ... }), f(os.environ['X'])
+    while tail and (tail[-1] in ",;" or _unbalanced_closer(head + tail, before)):
+        tail = tail[:-1]
+    if _CODE_MARK_RE.search(head + tail) is not None:
+        return e
+    return e + len(tail)
+
+
 def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: str) -> str | None:
     ks = m.start()
     prefix = _key_name(text, ks)
@@ -528,7 +644,12 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
         return None  # "Pass :meth:`peek`": YAML keys touch their colon
     if quoted and text.startswith((":", "\\u003a", "%3A", "%3a"), m.end()):
         return None  # the quoted "value" is the next JSON key: PASSWORD = "access_token": ...
-    if not _value_ok(kind, key, value, quoted=quoted, text=text, vend=e, sep=sep):
+    longer = e
+    if not quoted and sep in _RAW_SEPS and e < len(text) and text[e] in _GLUE:
+        longer = _extend_value(text, s, e)
+    if longer > e and _value_ok(kind, key, text[s:longer], quoted=False, text=text, vend=longer, sep=sep):
+        e, value = longer, text[s:longer]
+    elif not _value_ok(kind, key, value, quoted=quoted, text=text, vend=e, sep=sep):
         return None
     if kw.lower() == "auth" and prefix in ("", "_") and _is_basic_pair(value):
         return ("basic-auth", s, e)  # Docker config.json auths, npm's _auth: base64 of user:password
@@ -751,6 +872,53 @@ def _twilio_pair_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> t
     if tm is None or len(set(tm.group("t"))) < 8:
         return None
     return ("twilio-auth-token", *tm.span("t"))
+
+
+_TWILIO_SECRET_RE = re.compile(r"[^\r\n]{0,40}?(?<![0-9A-Za-z])(?P<t>[A-Za-z0-9]{32})(?![0-9A-Za-z])", _FLAGS)
+
+
+def _twilio_key_check(text: str, s: int, e: int, m: re.Match[str], p: str
+                      ) -> str | list[tuple[str, int, int]] | None:
+    """A Twilio API key (SK + 32 hex digits), and its secret when one follows on the line
+    (``Client('SK...', '<secret>', 'AC...')``)."""
+    if len(set(text[s + 2:e])) < 8:
+        return None  # SK000...000, SKxxxx placeholders
+    tm = _TWILIO_SECRET_RE.match(text, e)
+    if tm is not None and _categories(tm.group("t")) == 3 and not _is_placeholder(tm.group("t")):
+        return [("twilio-api-key", s, e), ("twilio-api-secret", *tm.span("t"))]
+    return "twilio-api-key"
+
+
+_TFC_LEFT_RE = re.compile(r"(?:(?<![A-Za-z0-9])|" + _ESC_TAIL + r")[A-Za-z0-9]{14}\Z", _FLAGS)
+
+
+def _terraform_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    """A Terraform Cloud / Enterprise token: 14 characters, ``.atlasv1.``, 60-70 more; both parts
+    random-looking (the left part is found by the detector's ``left``)."""
+    head, _, body = text[s:e].partition(".atlasv1.")
+    if not (_token_ok(head, min_distinct=8) and _token_ok(body, min_distinct=12)):
+        return None
+    return "terraform-cloud-token"
+
+
+# the separator between "secret access key" and its value: blanks, a prompt's [default], ":", "=",
+# "|" (a table), "is"/"was" (prose)
+_AWS_GAP_RE = re.compile(r"[ \t]*(?:\[[^\]\r\n]{0,40}\][ \t]*)?(?:[:=|]|\bis\b|\bwas\b)?[ \t]*\Z", _FLAGS)
+
+
+def _aws_phrase_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
+    """An AWS secret access key named by the words before it, with no key id beside it: the
+    ``aws configure`` prompt (``AWS Secret Access Key [None]: ...``), a table cell, a console's
+    ``Secret access key: ...``, prose. 40 base64 characters with upper, lower case and digits (a
+    git SHA or hex hash has no upper case). "secret key" without "access" only right before the
+    value; "secret access key" up to a few words before it ("... for the ci user is <key>")."""
+    v = text[s:e]
+    if _categories(v) < 3 or len(set(v)) < 12 or v in _KNOWN_EXAMPLES or _is_placeholder(v) or _WORDS_RE.match(v):
+        return None
+    gap = m.group(p + "gap")
+    if m.group(p + "acc") is None and _AWS_GAP_RE.match(gap) is None:
+        return None
+    return "aws-secret-access-key"
 
 
 _PRINTED_RE = re.compile(

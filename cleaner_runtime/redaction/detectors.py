@@ -22,7 +22,8 @@ Payments: ``stripe-secret-key``, ``stripe-webhook-secret``.
 Chat: ``slack-token``, ``slack-webhook``, ``discord-bot-token``,
 ``discord-webhook``, ``teams-webhook`` (connector URLs and Workflows trigger URLs),
 ``telegram-bot-token``.
-Registries and SaaS: ``npm-token``, ``pypi-token``, ``rubygems-token``,
+Registries and SaaS: ``terraform-cloud-token`` (``<14>.atlasv1.<67>``), ``twilio-api-key``
+(``SK`` + 32 hex digits), ``npm-token``, ``pypi-token``, ``rubygems-token``,
 ``dockerhub-token``, ``sendgrid-api-key``, ``shopify-token``, ``linear-api-key``,
 ``notion-token``, ``digitalocean-token``, ``vault-token``,
 ``atlassian-api-token``, ``databricks-token``, ``sentry-token``, ``grafana-token``,
@@ -31,7 +32,8 @@ Registries and SaaS: ``npm-token``, ``pypi-token``, ``rubygems-token``,
 Prefix-less vendor keys, named when the key's name or the text just before it
 names the vendor (``DD_API_KEY=``, ``datadog.yaml``'s ``api_key:``, a ``.netrc``
 entry for ``api.heroku.com``, ``heroku auth:token``) and the value has the vendor's
-shape: ``datadog-api-key``, ``datadog-app-key``, ``twilio-auth-token``,
+shape: ``datadog-api-key``, ``datadog-app-key``, ``twilio-auth-token`` (also named by the
+account SID before it), ``twilio-api-secret`` (an API key's secret),
 ``cloudflare-api-key``, ``algolia-api-key`` (and ``heroku-api-key``,
 ``azure-storage-key``, ``aws-secret-access-key``).
 Generic: ``jwt``, ``url-password``, ``bearer-token``, ``basic-auth``,
@@ -61,8 +63,10 @@ import re
 from collections.abc import Callable
 
 from .checks import (
+    _TFC_LEFT_RE,
     _auth_check,
     _aws_id_check,
+    _aws_phrase_check,
     _az_keys_json_check,
     _az_keys_tsv_check,
     _azure_cs_check,
@@ -74,6 +78,7 @@ from .checks import (
     _cmd_flag_check,
     _conf_value_check,
     _cookie_check,
+    _curl_user_check,
     _discord_check,
     _doppler_check,
     _email_check,
@@ -101,8 +106,11 @@ from .checks import (
     _sudo_stdin_check,
     _telegram_check,
     _telegram_left,
+    _terraform_check,
+    _twilio_key_check,
     _twilio_pair_check,
     _url_pw_check,
+    _url_pw_loose_check,
     _url_sig_check,
     _webhook_check,
     _word_cmd_check,
@@ -456,6 +464,9 @@ def _build_detectors() -> list[_Det]:
              check=_telegram_check, lb=None, left=_telegram_left(), run=True))
 
     # ---- package registries / SaaS ----
+    # Terraform Cloud / Enterprise: <14>.atlasv1.<67>, found at ".atlasv1." (left: the 14 before it)
+    add(_Det("terraform-cloud-token", ".", r"atlasv1\.[A-Za-z0-9_=-]{60,}", (".atlasv1.",),
+             check=_terraform_check, lb=None, left=_TFC_LEFT_RE))
     add(_tok("npm-token", r"npm_[A-Za-z0-9]{36,}", strip=4))
     add(_tok("pypi-token", r"pypi-Ag[A-Za-z0-9_-]{50,}", strip=7))
     add(_tok("rubygems-token", r"rubygems_[a-f0-9]{40,}", strip=9))
@@ -495,15 +506,24 @@ def _build_detectors() -> list[_Det]:
              (":5432:", ":6432:", ":*:"), secret=("s",), check=_pgpass_check, lb=None))
 
     # ---- JWT (header >= 17 chars: the shortest real one, {"alg":"none"}, is 19) ----
+    # (segments padded with "=" and a standard-base64 signature too: some signers write them; the
+    # check cuts a URL path glued to a signature)
     add(_Det("jwt", "e",
-             r"yJ[A-Za-z0-9_-]{14,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+){0,2}",
+             r"yJ[A-Za-z0-9_-]{14,}={0,2}\.[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_+/-]*={0,2}"
+             r"(?:\.[A-Za-z0-9_-]+){0,2}",
              (), pre=("eyJ", 0, 0), check=_jwt_check, lb=_LB))
 
     # ---- URL credentials ----
     add(_Det("url-password", ":",
              r"(?:\\?/){2}(?P<@@user>[^\s:/@\"'`<>\\]{0,128}):"
-             r"(?P<@@s>[^\s/@?#\"'`<>\\][^\s/?#\"'`<>\\]{0,256})@(?=[A-Za-z0-9\[_-])",
+             r"(?P<@@s>[^\s/@?#\"'`<>\\][^\s/?#\"'`\\]{0,256})@(?=[A-Za-z0-9\[_-])",
              (":/", ":\\/"), secret=("s",), check=_url_pw_check, lb=None,
+             contextual=True))
+    # the same where the password holds "/", "?" or "#" (unencoded): up to the first "@" before a host
+    add(_Det("url-password", ":",
+             r"(?:\\?/){2}(?P<@@user>[^\s:/@\"'`<>\\]{0,128}):"
+             r"(?P<@@s>(?:[^\s@\"'`\\]|\\/){1,256}?)@(?=[A-Za-z0-9\[_-])",
+             (":/", ":\\/"), secret=("s",), check=_url_pw_loose_check, lb=None,
              contextual=True))
     add(_Det("url-password", "t", r"cp\(", ("tcp(",), check=_go_dsn_check, lb=r"(?<=@t)", contextual=True))
     add(_Det("url-password", "%",
@@ -558,7 +578,8 @@ def _build_detectors() -> list[_Det]:
              contextual=True))
     add(_Det("password", "-",
              r"(?:u|-user|-proxy-user)(?:[ \t]+|=)['\"]?(?P<@@user>[^\s:'\"\\]{1,128}):(?P<@@s>[^\s'\"\\]{1,256})",
-             ("-u", "--user", "--proxy-user"), secret=("s",), check=_cmd_flag_check("password", curl),
+             ("-u", "--user", "--proxy-user"), secret=("s",),
+             check=_curl_user_check(_cmd_flag_check("password", curl)),
              lb=r"(?<=[ \t]-)", contextual=True))
     add(_Det("cookie", "-", r"(?:b|-cookie)(?:[ \t]+|=)" + cmd_val, ("-b", "--cookie"),
              secret=("qs", "us"), check=_cmd_flag_check("cookie", curl, min_len=8),
@@ -585,6 +606,9 @@ def _build_detectors() -> list[_Det]:
     add(_Det("secret", "-", r"field[ \t=]", ("-field",), check=_printed_check, lb=r"(?<=[ \t]-)"))
     # Twilio: Client("AC<sid>", "<auth token>"): the token right after the account SID
     add(_Det("twilio-auth-token", "A", r"C[0-9a-f]{32}\b", (), check=_twilio_pair_check, run=True, lb=_LBR))
+    # Twilio API keys (SK + 32 hex digits), and the secret right after one
+    add(_Det("twilio-api-key", "S", r"K[0-9a-f]{32}(?![A-Za-z0-9])", (), check=_twilio_key_check, run=True,
+             lb=_LBR))
     # echo 'x' | sudo -S ...
     add(_Det("password", "s", r"udo -S\b", ("sudo -s",), check=_sudo_stdin_check, lb=_LB))
     # expect "password:" / send "x\r"
@@ -633,6 +657,14 @@ def _build_detectors() -> list[_Det]:
              r"|(?P<@@n>[^\s\"'`\\]{4,256})|\\{0,15}\"(?P<@@d>[^\"\r\n\\]{4,256})\\{0,15}\")",
              ("password",), secret=("s", "n", "d"), check=_sql_netrc_check, contextual=True))
 
+    # AWS secret access key named by words, no key id beside it: "AWS Secret Access Key [None]: ...",
+    # "| aws_secret_access_key | ... |", "the secret access key ... is ...", "secret key: ..."
+    for ch in "sS":
+        add(_Det("aws-secret-access-key", ch,
+                 r"(?i:ecret)(?P<@@acc>[ _.-]?(?i:access))?[ _.-]?(?i:key)(?![A-Za-z0-9])"
+                 r"(?P<@@gap>[^\r\n\"'`\\]{0,60}?)(?<![A-Za-z0-9+/=])(?P<@@s>[A-Za-z0-9+/]{40})(?![A-Za-z0-9+/=])",
+                 ("secret",), secret=("s",), check=_aws_phrase_check, lb=_LB))
+
     # ---- generic key/value assignments (last: most specific wins first) ----
     d.extend(_keyword_dets())
     return d
@@ -673,6 +705,6 @@ CLASSES: tuple[str, ...] = tuple(sorted(
        "secret", "token", "api-key", "client-secret", "private-key", "session-id", "cookie",
        "aws-secret-access-key", "aws-session-token", "azure-storage-key",
        "azure-shared-access-key", "datadog-api-key", "datadog-app-key", "twilio-auth-token",
-       "cloudflare-api-key", "algolia-api-key"}
+       "cloudflare-api-key", "algolia-api-key", "twilio-api-secret"}
 ))
 PERSONAL_CLASSES: tuple[str, ...] = ("card-number", "email", "iban", "phone-number")

@@ -105,8 +105,11 @@ _KNOWN_EXAMPLES = frozenset(
 
 # Unmistakable placeholders: masks, variable references, templates, brackets.
 # (every alternative starts with a literal, so re can skip ahead quickly)
+# An angle placeholder names something (<password>, <your token>, <DB_PASS>, <%= pw %>): a random
+# password holding "><n-!-k>" is not one.
 _MASK_RE = re.compile(
-    r"xxxxx|XXXXX|\*\*\*|\.\.\.|\u2026|<[^>]*>|\{\{|\$\{|%\(|EXAMPLE|\[REDACTED", _FLAGS)
+    r"xxxxx|XXXXX|\*\*\*|\.\.\.|\u2026|<(?:[A-Za-z_][\w .:-]{0,40}>|%)|\{\{|\$\{|%\(|EXAMPLE|\[REDACTED",
+    _FLAGS)
 _LEADING_PLACEHOLDER_RE = re.compile(r"\$\(?[A-Za-z_]|\{\w*\}\Z|%[sdr]\Z|[<\[{]", _FLAGS)
 # Placeholder words (matched on the lower-cased value); for random-looking
 # tokens they only count when the value is not a mix of upper case, lower
@@ -385,13 +388,17 @@ _VENDORS: tuple[tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], str], .
         (r"(?:datadog|^dd).*app(?:lication)?key", r"datadog", r"[0-9a-f]{40}\Z", "datadog-app-key"),
         (r"(?:datadog|^dd).*key", r"datadog", r"[0-9a-f]{32}\Z", "datadog-api-key"),
         (r"heroku", r"heroku", _UUID_OR_HRKU, "heroku-api-key"),
-        (r"twilio", r"twilio", r"[0-9a-f]{32}\Z", "twilio-auth-token"),
+        # an auth token is named by the account SID before it as well (no "twilio" needed)
+        (r"twilio", r"twilio|\b(?-i:AC)[0-9a-f]{32}\b", r"[0-9a-f]{32}\Z", "twilio-auth-token"),
+        # an API key's secret (32 letters and digits): only under a key that says "secret"
+        (r"twilio.*secret", r"twilio|\b(?-i:SK)[0-9a-f]{32}\b", r"[A-Za-z0-9]{32}\Z", "twilio-api-secret"),
         (r"cloudflare|^cf(?:api|token)", r"cloudflare", r"[0-9a-f]{37}\Z|[A-Za-z0-9_-]{40}\Z",
          "cloudflare-api-key"),
         (r"algolia", r"algolia", r"[0-9a-f]{32}\Z", "algolia-api-key"),
         (r"azure|storage|account", r"azure|windows\.net|storage", r"[A-Za-z0-9+/]{86}==\Z",
          "azure-storage-key"),
-        (r"aws|amazon", r"\baws\b|amazonaws|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", r"[A-Za-z0-9+/]{40}\Z",
+        # S3 names AWS too: Hadoop's fs.s3a.secret.key, an `s3:` settings block
+        (r"aws|amazon|s3", r"\baws\b|amazonaws|\bs3a?\b|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", r"[A-Za-z0-9+/]{40}\Z",
          "aws-secret-access-key"),
     ))
 # the classes a key's name gives that a vendor's name may refine
@@ -411,6 +418,8 @@ def _vendor_kind(key: str, kind: str, value: str, text: str, at: int | None) -> 
     for key_rx, near_rx, shape, cls in _VENDORS:
         if shape.match(value) is None:
             continue
+        if cls == "twilio-api-secret" and "secret" not in flat:
+            continue  # an auth_token of letters and digits beside an API key is no API secret
         if key_rx.search(flat) is not None:
             return cls
         if at is None:

@@ -39,6 +39,7 @@ from redaction_support import (
     password,
     pem_block,
     rs,
+    symbol_password,
     url_password,
     uuid4,
 )
@@ -1505,6 +1506,240 @@ def negative_cases(rng: random.Random) -> list[dict]:
     return [{"context": c, "text": t} for c, t in texts]
 
 
+HIDDEN_SEED = SEED + 7
+
+
+def _jwt_with(rng: random.Random, header: dict, *, pad: bool = False, sig: str = B64URL, sig_len: int = 43) -> str:
+    """A JWT with the given header: padded segments (some libraries emit them) or a signature in
+    another alphabet (standard base64 from hand-rolled signers) on demand."""
+    def seg(obj: dict) -> str:
+        raw = base64.urlsafe_b64encode(json.dumps(obj, separators=(",", ":")).encode()).decode()
+        return raw if pad else raw.rstrip("=")
+    payload = {"sub": rs(rng, DIGITS, 9), "iss": "https://auth.acme.dev", "exp": rng.randint(1_750_000_000, 1_800_000_000)}
+    return f"{seg(header)}.{seg(payload)}.{mixed(rng, sig, sig_len)}"
+
+
+def _jwe(rng: random.Random) -> str:
+    head = base64.urlsafe_b64encode(b'{"alg":"RSA-OAEP-256","enc":"A256GCM"}').decode().rstrip("=")
+    return ".".join([head, mixed(rng, B64URL, 342), mixed(rng, B64URL, 16), mixed(rng, B64URL, 180),
+                     mixed(rng, B64URL, 22)])
+
+
+def hidden_style_cases(rng: random.Random) -> list[dict]:
+    """Issue 36's missed classes in the forms a corpus of real-looking secrets holds them, written
+    and measured before the redactor was changed for them: an AWS secret access key without its key
+    id (prompts, tables, prose, Hadoop and S3 settings), JWTs in other shapes (padded, JWE, standard
+    base64 signature), password assignments whose value holds brackets, separators and shell
+    characters, URL passwords with the characters a URL should have encoded, Terraform Cloud tokens
+    and Twilio credentials (an auth token beside its account SID, API keys and their secrets)."""
+    cases: list[dict] = []
+
+    def add(ctx: str, enc: str, raw: str, labels: list[tuple[str, str]]) -> None:
+        cases.append(labelled(ctx, enc, raw, labels))
+
+    M = MAKERS
+    aws = "aws-secret-access-key"
+
+    # --- AWS secret access keys, no key id beside them ---
+    s = M[aws](rng)
+    add("cli", "raw", "$ aws configure --profile ci\nAWS Access Key ID [None]: \n"
+                      f"AWS Secret Access Key [None]: {s}\nDefault region name [None]: eu-west-1", [(aws, s)])
+    s = M[aws](rng)
+    add("cli", "result", "$ aws configure\nAWS Access Key ID [****************7Q2M]: \n"
+                         f"AWS Secret Access Key [****************wK9e]: {s}\nDefault output format [json]: ", [(aws, s)])
+    s = M[aws](rng)
+    add("markdown", "raw", f"| key | value |\n|---|---|\n| aws_secret_access_key | {s} |\n| region | us-east-1 |", [(aws, s)])
+    s = M[aws](rng)
+    add("console", "json", f"Access key created.\nSecret access key: {s}\nStore it now: it cannot be shown again.", [(aws, s)])
+    s = M[aws](rng)
+    add("prose", "raw", f"The secret access key for the ci-deploy user is {s} (rotate it after the demo).", [(aws, s)])
+    s = M[aws](rng)
+    add("yaml", "raw", f"storage:\n  s3:\n    bucket: acme-artifacts\n    region: eu-west-1\n    secretKey: {s}", [(aws, s)])
+    s = M[aws](rng)
+    add("hadoop", "raw", "<configuration>\n  <property>\n    <name>fs.s3a.secret.key</name>\n"
+                         f"    <value>{s}</value>\n  </property>\n</configuration>", [(aws, s)])
+    s = M[aws](rng)
+    add("spark", "json2", f"spark-submit --conf spark.hadoop.fs.s3a.secret.key={s} job.py", [(aws, s)])
+    s = M[aws](rng)
+    add("env", "go", f"SECRET_ACCESS_KEY={s}\nBUCKET=acme-builds", [(aws, s)])
+    s = M[aws](rng)
+    add("json-config", "result", json.dumps({"s3": {"endpoint": "https://s3.eu-west-1.amazonaws.com",
+                                                    "secretAccessKey": s}}, indent=2), [(aws, s)])
+    s = M[aws](rng)
+    add("cli", "raw", f"Secret Access Key      {s}\nStatus                 Active", [(aws, s)])
+
+    # --- JWTs in other shapes ---
+    j = _jwt_with(rng, {"alg": "HS256", "typ": "JWT"}, pad=True)
+    add("log", "raw", f"DEBUG refreshed token {j} for user 42", [("jwt", j)])
+    j = _jwe(rng)
+    add("yaml", "raw", f"oidc:\n  id_token: {j}\n  expires_in: 3600", [("jwt", j)])
+    j = _jwt_with(rng, {"kid": rs(rng, HEX, 16), "alg": "ES256"}, sig_len=86)
+    add("http", "json", f"curl -H 'X-Auth-Jwt: {j}' https://api.acme.dev/v1/me", [("jwt", j)])
+    j = _jwt_with(rng, {"typ": "JWT", "alg": "RS256"}, sig=B64, sig_len=342)
+    add("http", "raw", f"> GET /v2/orders HTTP/1.1\n> Authorization: Bearer {j}\n> Accept: */*", [("jwt", j)])
+    j = _jwt_with(rng, {"alg": "none"}, sig="", sig_len=0)
+    add("log", "result", f"rejected unsigned token {j} (alg none)", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("form", "json2", f"grant_type=refresh_token&access_token={j}&client_id=web", [("jwt", j)])
+    j = M["jwt"](rng)
+    add("python", "go", f"{{'user': 'ada', 'jwt': '{j}', 'ok': True}}", [("jwt", j)])
+
+    # --- password assignments, values with symbols ---
+    pw_forms = [
+        ("dotenv", "raw", "DB_PASSWORD={p}\nDB_HOST=db"),
+        ("yaml", "raw", "database:\n  user: app\n  password: {p}\n  pool: 5"),
+        ("yaml", "result", "auth:\n  passwd: {p}"),
+        ("env", "raw", "MYSQL_PWD={p} mysql -u root -h db"),
+        ("properties", "raw", "keystore.password={p}\nkeystore.type=PKCS12"),
+        ("json-config", "raw", '{{"username": "svc", "password": "{p}"}}'),
+        ("python", "json", 'password = "{p}"'),
+        ("go", "raw", 'cfg.Password := "{p}"'),
+        ("php", "raw", "$password = '{p}';"),
+        ("ruby", "raw", ":password => \"{p}\","),
+        ("ini", "raw", "[smtp]\nuser = mailer\npassword = {p}"),
+        ("windows", "raw", "C:\\> set PASSWORD={p}"),
+        ("compose", "raw", "    environment:\n      - POSTGRES_PASSWORD={p}\n      - POSTGRES_DB=app"),
+        ("odbc", "raw", "Driver={{ODBC Driver 18}};Server=db;Uid=sa;Pwd={p};Encrypt=yes"),
+        ("log", "raw", "INFO connect user=app password={p} host=db"),
+        ("yaml", "json", "admin_password: \"{p}\""),
+        ("toml", "raw", "[db]\npwd = \"{p}\""),
+        ("js", "raw", "const PASSWORD = `{p}`;"),
+        ("shell", "json", "export PGPASSWORD='{p}'"),
+        ("yaml", "raw", "redis:\n  pass: {p}\n  db: 0"),
+    ]
+    for ctx, enc, tmpl in pw_forms:
+        p = symbol_password(rng)
+        add(ctx, enc, tmpl.format(p=p), [("password", p)])
+    for ctx, enc, tmpl in [("dotenv", "raw", "pwd={p}"), ("yaml", "raw", "password: '{p}'"),
+                           ("json-config", "json2", '{{"passwd": "{p}"}}')]:
+        p = password(rng)
+        add(ctx, enc, tmpl.format(p=p), [("password", p)])
+
+    # --- URL passwords: scheme, user and host stay ---
+    url_forms = [
+        ("url", "raw", "DATABASE_URL=postgres://app:{p}@db.internal:5432/app"),
+        ("url", "json", "mongosh 'mongodb+srv://admin:{p}@cluster0.ab12c.mongodb.net/prod'"),
+        ("url", "raw", "redis://default:{p}@cache.internal:6379/0"),
+        ("url", "result", "amqps://svc:{p}@mq.acme.dev/vhost"),
+        ("url", "raw", "jdbc:postgresql://etl:{p}@db.acme.dev:5432/warehouse"),
+        ("url", "raw", "sftp://deploy:{p}@files.acme.dev/incoming"),
+        ("url", "json2", 'create_engine("mysql+pymysql://etl:{p}@10.0.3.7/warehouse")'),
+        ("url", "raw", "pip install --extra-index-url https://ci:{p}@pypi.acme.dev/simple app"),
+        ("url", "raw", "postgresql://app:{p}@[::1]:5432/app"),
+        ("url", "raw", "git remote add origin https://bot:{p}@git.acme.dev/platform/api.git"),
+        ("url", "result", "HTTPS_PROXY=http://proxyuser:{p}@proxy.acme.dev:3128"),
+        ("url", "raw", "ldap://cn=admin:{p}@ldap.acme.dev:389"),
+    ]
+    for ctx, enc, tmpl in url_forms:
+        p = symbol_password(rng).replace("@", "!")  # an @ in userinfo is a case of its own (above)
+        add(ctx, enc, tmpl.format(p=p), [("url-password", p)])
+    p = symbol_password(rng).replace("@", "!").replace("/", "\\/")
+    add("url", "raw", '{"dsn": "https:\\/\\/ci:' + p + '@registry.acme.dev\\/v2"}', [("url-password", p)])
+    p = url_password(rng)
+    add("url", "raw", f"smtps://mailer:{p}@smtp.acme.dev:465", [("url-password", p)])
+
+    # --- Terraform Cloud / Enterprise tokens ---
+    tf = "terraform-cloud-token"
+    t = M[tf](rng)
+    add("env", "raw", f"TFE_TOKEN={t}\nTFE_HOSTNAME=app.terraform.io", [(tf, t)])
+    t = M[tf](rng)
+    add("json-config", "result", "$ cat ~/.terraform.d/credentials.tfrc.json\n"
+        + json.dumps({"credentials": {"app.terraform.io": {"token": t}}}, indent=2), [(tf, t)])
+    t = M[tf](rng)
+    add("hcl", "raw", f'credentials "app.terraform.io" {{\n  token = "{t}"\n}}', [(tf, t)])
+    t = M[tf](rng)
+    add("env", "json", f"export TF_TOKEN_app_terraform_io={t}", [(tf, t)])
+    t = M[tf](rng)
+    add("http", "json", f'curl -H "Authorization: Bearer {t}" -H "Content-Type: application/vnd.api+json" '
+                        "https://app.terraform.io/api/v2/organizations", [(tf, t)])
+    t = M[tf](rng)
+    add("manifest", "raw", f"      - uses: hashicorp/setup-terraform@v3\n        with:\n          cli_config_credentials_token: {t}",
+        [(tf, t)])
+    t = M[tf](rng)
+    add("log", "raw", f"Token for app.terraform.io:\n  Enter a value: {t}\n\nRetrieved token for user ada", [(tf, t)])
+
+    # --- Twilio: auth token beside its account SID, API keys and their secrets ---
+    tw = "twilio-auth-token"
+    t = M[tw](rng)
+    add("json-config", "raw", json.dumps({"accountSid": "AC" + rs(rng, HEX, 32), "authToken": t}), [(tw, t)])
+    t = M[tw](rng)
+    add("python", "json", f'account_sid = "AC{rs(rng, HEX, 32)}"\nauth_token = "{t}"', [(tw, t)])
+    sid, t = "AC" + rs(rng, HEX, 32), M[tw](rng)
+    add("curl", "raw", f"curl -X POST https://api.twilio.com/2010-04-01/Accounts/{sid}/Messages.json "
+                       f"--data-urlencode 'To=+15005550006' -u {sid}:{t}", [(tw, t)])
+    sid, t = "AC" + rs(rng, HEX, 32), M[tw](rng)
+    add("url", "result", f"GET https://{sid}:{t}@api.twilio.com/2010-04-01/Accounts/{sid}.json", [(tw, t)])
+    t = M[tw](rng)
+    add("js", "raw", f"const client = require('twilio')('AC{rs(rng, HEX, 32)}', '{t}');", [(tw, t)])
+    t = M[tw](rng)
+    add("yaml", "raw", f"sms:\n  account_sid: AC{rs(rng, HEX, 32)}\n  auth_token: {t}", [(tw, t)])
+    k, sec = M["twilio-api-key"](rng), M["twilio-api-secret"](rng)
+    add("env", "raw", f"TWILIO_API_KEY={k}\nTWILIO_API_SECRET={sec}\nTWILIO_ACCOUNT_SID=AC{rs(rng, HEX, 32)}",
+        [("twilio-api-key", k), ("twilio-api-secret", sec)])
+    k, sec = M["twilio-api-key"](rng), M["twilio-api-secret"](rng)
+    add("python", "json", f"client = Client('{k}', '{sec}', 'AC{rs(rng, HEX, 32)}')",
+        [("twilio-api-key", k), ("twilio-api-secret", sec)])
+    k = M["twilio-api-key"](rng)
+    add("yaml", "raw", f"twilio:\n  api_key_sid: {k}", [("twilio-api-key", k)])
+    return cases
+
+
+def hidden_style_negatives(rng: random.Random) -> list[dict]:
+    """Hard negatives written with hidden_style_cases: what sits where those secrets sit and is not
+    one (hashes, ids, SIDs on their own, URLs without a password, placeholders and empty values,
+    the word "password" in prose, code that computes a password). Must come back unchanged."""
+    sha = rs(rng, HEX, 40)
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(rng.randrange(256) for _ in range(120))).decode()
+    texts: list[tuple[str, str]] = [
+        # AWS-shaped values that are not secrets
+        ("hash", f"The secret key is derived from commit {sha} at build time."),
+        ("hash", f"| aws_secret_access_key | {'*' * 40} |"),
+        ("placeholder", "AWS Secret Access Key [None]: \nDefault region name [None]: eu-west-1"),
+        ("placeholder", "AWS Secret Access Key [****************wK9e]: \nDefault region name [eu-west-1]: "),
+        ("placeholder", "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}"),
+        ("hash", f"Secret access key rotation: last rotated by {sha}"),
+        ("git", f"commit {sha}\nAuthor: Ada <ada@acme.dev>\n\n    rotate the secret key"),
+        ("hash", f"sha1 {rs(rng, HEX, 40)}  s3://acme/secret-key-backup.tar"),
+        ("base64", f"secret_key_image: data:image/png;base64,{png}"),
+        # JWT-shaped values that are not tokens
+        ("jwt-like", "eyJhbGciOiJIUzI1NiJ9 is the base64 of a JWT header"),
+        ("jwt-like", "token: eyJ... (truncated)"),
+        ("base64", "config: " + base64.b64encode(json.dumps({"name": "ada", "role": "admin", "x": 1}).encode()).decode()),
+        # password: words, empty values, placeholders, code
+        ("words", "Forgot your password? Reset it from the login page."),
+        ("words", "Enter a password: the password must be at least 12 characters."),
+        ("placeholder", 'password = ""'),
+        ("placeholder", "DB_PASSWORD=\nDB_HOST=db"),
+        ("placeholder", "password: <password>"),
+        ("placeholder", "POSTGRES_PASSWORD=${POSTGRES_PASSWORD}"),
+        ("placeholder", "password: '****'"),
+        ("placeholder", "MYSQL_PWD=changeme"),
+        ("code", "password = getpass.getpass()"),
+        ("code", "user = User(name=name, password=make_password(raw_password))"),
+        ("code", "conn = connect(host=h, password=pw, port=5432)"),
+        ("code", "password = hash_pw(pw, salt)"),
+        ("code", "pwd = os.getcwd()"),
+        ("shell", "passwd:         files systemd\ngroup:          files systemd"),
+        ("shell", "PWD=/home/ada/src/api\nOLDPWD=/home/ada"),
+        # URLs without a password
+        ("url", "https://ada@git.acme.dev/platform/api.git"),
+        ("url", "http://localhost:4873/@acme/ui-kit/-/ui-kit-1.2.0.tgz"),
+        ("url", "https://medium.com/@ada/notes-on-redaction-3f2a"),
+        ("url", "https://registry.acme.dev:8443/v2/@scope/pkg/manifests/latest"),
+        ("url", "postgres://app:${DB_PASSWORD}@db.internal:5432/app"),
+        ("url", "postgres://app:<password>@db.internal:5432/app"),
+        ("url", "mysql://root:****@localhost/app"),
+        ("url", "http://[::1]:8080/health?from=ci@acme.dev"),
+        # Terraform and Twilio look-alikes
+        ("words", "Terraform Cloud tokens look like <14 chars>.atlasv1.<67 chars>."),
+        ("ids", f"TWILIO_ACCOUNT_SID=AC{rs(rng, HEX, 32)}\nTWILIO_FROM=+15005550006"),
+        ("placeholder", "TWILIO_AUTH_TOKEN=your_auth_token\nTWILIO_ACCOUNT_SID=ACxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+        ("hash", f"md5 {rs(rng, HEX, 32)}  SKILLS.md"),
+        ("uuid", f"SKU-{uuid4(rng)} shipped"),
+    ]
+    return [{"context": c, "text": t} for c, t in texts]
+
+
 def personal_cases(rng: random.Random) -> list[dict]:
     def luhn_complete(prefix: str, length: int) -> str:
         body = prefix + rs(rng, DIGITS, length - len(prefix) - 1)
@@ -1561,12 +1796,14 @@ def main() -> None:
     rng = random.Random(SEED)
     positives = (specific_cases(rng) + vendor_cases(rng) + markup_cases(random.Random(MARKUP_SEED))
                  + name_value_cases(random.Random(PAIRS_SEED)) + trace_cases(random.Random(TRACE_SEED))
-                 + trace_cases_more(random.Random(TRACE2_SEED)) + trace_cases_third(random.Random(TRACE3_SEED)))
+                 + trace_cases_more(random.Random(TRACE2_SEED)) + trace_cases_third(random.Random(TRACE3_SEED))
+                 + hidden_style_cases(random.Random(HIDDEN_SEED)))
     for i, case in enumerate(positives):
         case["id"] = f"pos-{i:03d}"
     negatives = (negative_cases(rng) + [{"context": c, "text": t} for c, t in MARKUP_NEGATIVES + NAME_VALUE_NEGATIVES]
                  + trace_negative_cases(random.Random(TRACE_SEED + 1))
-                 + trace_negative_cases_more(random.Random(TRACE3_SEED + 1)))
+                 + trace_negative_cases_more(random.Random(TRACE3_SEED + 1))
+                 + hidden_style_negatives(random.Random(HIDDEN_SEED + 1)))
     for i, case in enumerate(negatives):
         case["id"] = f"neg-{i:03d}"
     personal = personal_cases(rng)

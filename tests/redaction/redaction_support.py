@@ -152,6 +152,26 @@ def url_password(rng: random.Random, n: int = 14) -> str:
     return password(rng, n).replace("#", "!")
 
 
+# what password managers and `openssl rand`-style generators put in passwords, beyond the letters
+# and digits: the brackets, separators and shell characters a value parser may stop at
+SYMBOLS_RICH = "!@#$%^&*()-_=+[]{};:,.<>/?|~"
+
+
+def symbol_password(rng: random.Random, n: int = 16) -> str:
+    """A password with upper, lower case, digits and at least two of ``SYMBOLS_RICH`` (starting with
+    a letter or digit, like ``password``): the kind that a value parser cut in half used to leak."""
+    while True:
+        s = rng.choice(B62) + rs(rng, B62 + SYMBOLS_RICH, n - 1)
+        if (any(c in LOWER for c in s) and any(c in UPPER for c in s) and any(c in DIGITS for c in s)
+                and sum(c in SYMBOLS_RICH for c in s) >= 2):
+            return s
+
+
+def terraform_cloud_token(rng: random.Random) -> str:
+    """A Terraform Cloud / Enterprise API token: 14 characters, ``.atlasv1.``, 67 more."""
+    return mixed(rng, B62, 14) + ".atlasv1." + mixed(rng, B62 + "-_", 67)
+
+
 def jwt(rng: random.Random) -> str:
     head = b64url_nopad(json.dumps({"alg": rng.choice(["HS256", "RS256", "ES256"]),
                                     "typ": "JWT"}, separators=(",", ":")).encode())
@@ -267,6 +287,9 @@ MAKERS: dict[str, Callable[[random.Random], str]] = {
     "datadog-api-key": lambda r: rs(r, HEX, 32),
     "datadog-app-key": lambda r: rs(r, HEX, 40),
     "twilio-auth-token": lambda r: rs(r, HEX, 32),
+    "twilio-api-key": lambda r: "SK" + rs(r, HEX, 32),
+    "twilio-api-secret": lambda r: mixed(r, B62, 32),
+    "terraform-cloud-token": terraform_cloud_token,
     "cloudflare-api-key": lambda r: mixed(r, B64URL, 40),
     "algolia-api-key": lambda r: rs(r, HEX, 32),
     "kubernetes-secret": k8s_value,
