@@ -65,10 +65,11 @@ RULES: dict[str, str] = {
     "unreadable": "the file can be read at all",
     "bom": "UTF-8 without a byte order mark",
     "utf8": "the bytes are valid UTF-8",
-    "blank-line": "no blank or whitespace-only lines",
+    "blank-line": "no empty lines (warning: Letta's reader and JSON-lines readers skip them)",
     "json": "each line is one complete JSON value (no NaN/Infinity)",
     "duplicate-key": "no object repeats a key",
-    "line-break": "no carriage return inside a line (Python's text readers end the line there)",
+    "line-break": "no carriage return inside a line (warning: JSON and Letta take it for whitespace, but "
+                  "Python's text readers end the line there)",
     "compact-line": "compact lines: no whitespace outside strings, LF line endings (warning: readers accept it)",
     "empty-file": "the file holds at least one record",
     "schema": "the trajectory-v1 JSON Schema, applied to the whole file as a list",
@@ -86,7 +87,10 @@ RULES: dict[str, str] = {
     "no-assistant": "the session has an assistant record (Letta's runtime validator rejects a session without one)",
 }
 #: Rules reported as warnings (they fail a file only under --strict).
-WARNING_RULES = frozenset({"compact-line", "timestamp-order", "duplicate-result"})
+#: On line ends and whitespace outside strings Letta's validator is the authority (docs/security.md,
+#: "Validation authority"): what it accepts (CRLF, spaces, empty lines, a CR between tokens) is at most
+#: a warning here; a line of only whitespace, which it rejects, is a ``json`` error.
+WARNING_RULES = frozenset({"blank-line", "line-break", "compact-line", "timestamp-order", "duplicate-result"})
 #: Rules that Letta's runtime validator does not require of a partial transcript (its
 #: ``validateTranscript(records, {partial: true})``): warnings when a validator is made with ``partial=True``.
 PARTIAL_RULES = frozenset({"no-user", "no-assistant"})
@@ -127,9 +131,9 @@ RULE_ORIGINS: dict[str, tuple[str, ...]] = {
 BEYOND_LETTA = frozenset({
     "unreadable",       # Letta never sees a file that cannot be read
     "utf8",             # its reader replaces undecodable bytes with U+FFFD
-    "blank-line",       # its reader skips empty lines
+    "blank-line",       # (a warning: its reader skips empty lines)
     "duplicate-key",    # JSON.parse keeps the last value of a repeated key
-    "line-break",       # JSON.parse takes a carriage return for whitespace
+    "line-break",       # (a warning: JSON.parse takes a carriage return for whitespace)
     "compact-line",     # (a warning)
     "meta-first",       # it accepts a transcript without a meta record (one elsewhere it rejects)
     "meta-source",      # it accepts a source of only whitespace (an empty one it rejects)
@@ -1296,6 +1300,9 @@ class _Reading:
         record = _read_line(number, raw, problems)
         if record is _BLANK:
             return
+        if record is _WHITESPACE:
+            self.unreadable_lines += 1
+            return
         self.non_blank += 1
         if record is _UNREADABLE:
             self.unreadable_lines += 1
@@ -1324,14 +1331,22 @@ class _Reading:
 
 _BLANK = object()
 _UNREADABLE = object()
+_WHITESPACE = object()  # a line of only whitespace: unreadable, yet no record (the file may be empty)
 
 
 def _read_line(number: int, raw: bytes, problems: list[Problem]) -> Any:
-    """The record on one line (its problems appended), or _BLANK, or _UNREADABLE."""
-    if not raw.strip(b" \t\r"):
+    """The record on one line (its problems appended), or _BLANK, _WHITESPACE or _UNREADABLE."""
+    if not raw:
         problems.append(Problem(number, "blank-line",
-                                "blank line; remove it (one record per line, no padding lines)"))
+                                "an empty line; Letta's reader skips it, but remove it (one record per line, "
+                                "no padding lines)", "warning"))
         return _BLANK
+    if not raw.strip(b" \t\r"):
+        what = "a lone carriage return: a CRLF file's blank line" if raw == b"\r" else "spaces or tabs"
+        problems.append(Problem(number, "json",
+                                f"a line of only whitespace is not JSON (here {what}); JSON-lines readers that "
+                                "skip only empty lines fail on it, Letta's validator among them: remove the line"))
+        return _WHITESPACE
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -1367,9 +1382,10 @@ def _read_line(number: int, raw: bytes, problems: list[Problem]) -> Any:
 def _not_compact(number: int, text: str) -> Problem:
     if "\r" in text[:-1]:  # JSON strings cannot hold a raw CR: this one is outside them
         return Problem(number, "line-break",
-                       "a carriage return inside the line; Python's text readers end the line "
-                       "there, so the record is no longer on one line (Lerim cites evidence by "
-                       "line number) — write compact JSON with \\n line endings only")
+                       "a carriage return inside the line; JSON takes it for whitespace (Letta's validator "
+                       "accepts it), but Python's text readers end the line there, so the record is no "
+                       "longer on one line (Lerim cites evidence by line number) — write compact JSON with "
+                       "\\n line endings only", "warning")
     if text.endswith("\r"):
         return Problem(number, "compact-line",
                        "the line ends with a carriage return (CRLF); JSON-lines readers accept it, "

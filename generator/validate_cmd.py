@@ -28,9 +28,11 @@ on every transcript it writes), JSON itself, or, for one warning, trajectory-cle
 Whatever Letta's validator rejects is an error here; --partial accepts what Letta's
 {partial: true} accepts (no user or no assistant record), with a warning.
 
-Every problem is printed as `path:line: rule: message`. Warnings (lines that are not compact but
-that JSON-lines readers accept, timestamps going backwards, a second result for one call) do not
-fail a file unless --strict is given.
+Every problem is printed as `path:line: rule: message`. Warnings (lines that are not compact,
+empty lines or a carriage return between tokens, which JSON-lines readers and Letta's validator
+accept; timestamps going backwards; a second result for one call) do not fail a file unless
+--strict is given. On line ends and whitespace Letta's validator is the authority: a file fails
+for them only where Letta's fails it (a line of only whitespace is not JSON).
 
 The schema is the one Lerim uses: --schema FILE if given, else the normalizer's copy under the
 Lerim data dir ([data] dir in $LERIM_CONFIG or ~/.lerim/config.toml, default ~/.lerim), else
@@ -48,10 +50,11 @@ cleaner = trajectory-cleaner's own advice):
   unreadable          seed                 the file can be read
   bom                 seed, JSON           UTF-8 without a byte order mark
   utf8                seed, JSON           valid UTF-8
-  blank-line          seed                 no blank padding lines
-  json                seed, JSON           one complete JSON value per line (no NaN, no trailing comma)
+  blank-line*         seed                 no empty padding lines (Letta's reader skips them)
+  json                seed, JSON           one complete JSON value per line (no NaN, no trailing comma,
+                                           no line of only whitespace)
   duplicate-key       JSON                 no object repeats a key
-  line-break          seed                 no carriage return inside a line
+  line-break*         seed                 no carriage return inside a line (JSON takes it for whitespace)
   compact-line*       seed                 compact: no spaces outside strings, LF line endings
   empty-file          schema, Letta        at least one record
   schema              schema, Letta        the schema on the whole file (Letta checks the same shapes)

@@ -91,3 +91,25 @@ def test_partial_matches_letta_partial(rt, bundled_schema):
         assert [(p.rule, p.severity) for p in strict] == [(rule, "error")]
         assert [(p.rule, p.severity) for p in partial] == [(rule, "warning")]
         assert "Letta's runtime validator (validateTranscript)" in strict[0].message
+
+
+#: One corpus file per rule about line ends and whitespace outside strings (docs/security.md,
+#: "Validation authority"): Letta's verdict decides whether validate fails the file.
+LINE_ENDS_AND_WHITESPACE = {
+    "warn/crlf.jsonl": "CRLF line ends: JSON takes the CR for whitespace (compact-line warning)",
+    "warn/spaces.jsonl": "spaces around and between tokens (compact-line warning)",
+    "warn/blank-line-middle.jsonl": "an empty line between records: readers skip it (blank-line warning)",
+    "warn/blank-lines-trailing.jsonl": "empty lines at the end (blank-line warning)",
+    "warn/cr-inside-line.jsonl": "a CR between tokens inside a line (line-break warning)",
+    "invalid/whitespace-line.jsonl": "a line of only spaces and tabs: not JSON (json error)",
+    "invalid/crlf-blank-line.jsonl": "a CRLF file's blank line, a lone CR: not JSON (json error)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINE_ENDS_AND_WHITESPACE))
+def test_line_ends_and_whitespace_follow_letta(verdicts, ours, name):
+    """On line ends and whitespace outside strings Letta is the authority: validate fails exactly the
+    files Letta's validator rejects (without --strict), and only warns about the rest."""
+    letta_accepts = verdicts[name] is None
+    assert letta_accepts == (not errors_of(ours[name])), (name, verdicts[name], ours[name])
+    assert name.startswith("warn/") == letta_accepts

@@ -151,7 +151,7 @@ def test_bom_is_reported_and_the_rest_still_checked(rt, bundled_validator, tmp_p
 
 def test_whitespace_only_file_is_empty(rt, bundled_validator, tmp_path):
     got = rules_of(rt, bundled_validator, write(tmp_path, b"\n \n"))
-    assert got == [(1, "blank-line"), (2, "blank-line"), (None, "empty-file")]
+    assert got == [(1, "blank-line"), (2, "json"), (None, "empty-file")]
 
 
 def test_args_object_details(rt, bundled_validator):
