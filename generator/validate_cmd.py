@@ -140,6 +140,18 @@ def _shown_path(path: Path) -> str:
         return str(path)
 
 
+def _not_a_file(path: str) -> str | None:
+    """Why a *.jsonl found in a folder is not checked (a FIFO would block, /dev/zero never end), or None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return f"cannot read ({exc.strerror or exc})"
+    from cleaner_runtime.validate import not_regular
+
+    kind = not_regular(mode)
+    return None if kind is None else f"not a regular file ({kind})"
+
+
 def collect_files(paths: list[str]) -> tuple[list[tuple[str, Path]], list[str]]:
     """(display path, real path) for every file to check, plus notices; keeps the user's spelling."""
     files: list[tuple[str, Path]] = []
@@ -166,8 +178,14 @@ def collect_files(paths: list[str]) -> tuple[list[tuple[str, Path]], list[str]]:
             dirs.sort()
             relative = os.path.relpath(folder, path)
             for name in sorted(names):
-                if name.endswith(".jsonl") and os.path.isfile(os.path.join(folder, name)):
-                    found.append(name if relative == "." else os.path.join(relative, name))
+                if not name.endswith(".jsonl"):
+                    continue
+                rel = name if relative == "." else os.path.join(relative, name)
+                skipped = _not_a_file(os.path.join(folder, name))
+                if skipped:
+                    notices.append(f"notice: {os.path.join(given, rel)}: {skipped}; skipped")
+                else:
+                    found.append(rel)
         if not found:
             notices.append(f"notice: {given}: no .jsonl files in this folder")
         for rel in found:

@@ -166,3 +166,15 @@ def test_inspect_skips_an_overlong_line_and_goes_on(tmp_path, monkeypatch):
     assert report.bad_lines == [("long.jsonl:2", "line longer than 1000 bytes (the per-line limit); skipped")]
     assert len(records) == 3
     assert report.bytes_read == path.stat().st_size
+
+
+def test_validate_folder_says_it_skips_a_fifo(tmp_path):
+    """In a folder, a *.jsonl that is not a regular file is skipped with a notice, never read, never silent."""
+    (tmp_path / "a.jsonl").write_bytes(MINIMAL)
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "zero.jsonl").symlink_to("/dev/zero")
+    done = _validate(str(tmp_path), timeout=20)
+    assert done.returncode == 0, done.stderr
+    assert f"notice: {tmp_path / 'pipe.jsonl'}: not a regular file (a FIFO); skipped" in done.stderr
+    assert f"notice: {tmp_path / 'zero.jsonl'}: not a regular file (a character device); skipped" in done.stderr
+    assert "1 file checked: 1 passed" in done.stdout
