@@ -1190,20 +1190,32 @@ def _existing(path: Path) -> Path:
 def _refuse_overlap(args: argparse.Namespace, source: Path, output: Path) -> None:
     """UsageError when --output is --input, holds it (a file of the folder, or a folder above
     it) or lies inside it, compared by (device, inode) along the resolved folders above each:
-    outputs there could overwrite raw files, and a rerun would read them as input."""
+    outputs there could overwrite raw files, and a rerun would read them as input.
+
+    The files ``api.clean_file`` lists (``args.file_list``) are input files each, as a file
+    --input is: only an output holding one of them is refused."""
+    listed = getattr(args, "file_list", None)
+    out, given = shown_path(args.output), shown_path(args.input)
     try:
         resolved = source.resolve(strict=True)
         folder = resolved if resolved.is_dir() else resolved.parent
         inputs = _chain(folder)
         near = _existing(output)
         outputs = _chain(near)
+        here = outputs[0] if near == output.resolve() else None  # the output folder, if it exists
+        if listed is not None:  # (a listed file that is not there is named by _listed_files)
+            for name in listed:
+                path = Path(name) if Path(name).is_absolute() else source / name
+                if path.is_file() and here in _chain(path.resolve().parent):
+                    given = shown_path(name)
+                    break
+            else:
+                return
+            resolved = path.resolve()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
-        raise UsageError(f"{shown_path(args.output)}: cannot tell where --output lies ({exc}); "
-                         "choose another --output") from exc
-    here = outputs[0] if near == output.resolve() else None  # the output folder, if it exists
-    out, given = shown_path(args.output), shown_path(args.input)
+        raise UsageError(f"{out}: cannot tell where --output lies ({exc}); choose another --output") from exc
     if not resolved.is_dir():
-        if here in inputs:
+        if listed is not None or here in inputs:
             raise UsageError(f"{out}: writing here would overwrite the input file or the files beside it "
                              f"(--output holds --input {given}); choose an --output outside its folder")
         return
