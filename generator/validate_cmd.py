@@ -178,9 +178,12 @@ def collect_files(paths: list[str]) -> tuple[list[tuple[str, Path]], list[str]]:
             dirs.sort()
             relative = os.path.relpath(folder, path)
             for name in sorted(names):
+                rel = name if relative == "." else os.path.join(relative, name)
+                if name.endswith(".jsonl.gz"):
+                    notices.append(f"notice: {os.path.join(given, rel)}: gzip-compressed, not checked; "
+                                   "decompress it (gunzip -k) to validate it")
                 if not name.endswith(".jsonl"):
                     continue
-                rel = name if relative == "." else os.path.join(relative, name)
                 skipped = _not_a_file(os.path.join(folder, name))
                 if skipped:
                     notices.append(f"notice: {os.path.join(given, rel)}: {skipped}; skipped")

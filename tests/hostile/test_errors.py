@@ -109,3 +109,14 @@ def test_validate_on_a_gzip_file_says_decompress_it(tmp_path):
     report = json.loads(subprocess.run([sys.executable, "-m", "generator", "validate", str(path), "--json"],
                                        cwd=REPO, capture_output=True, text=True, timeout=60, check=False).stdout)
     assert [p["rule"] for p in report["files"][0]["problems"]] == ["unreadable"]
+
+
+def test_validate_folder_names_the_gzip_files_it_does_not_check(tmp_path):
+    """A folder's .jsonl.gz files are not checked (Lerim reads plain .jsonl); say so, and how to check them."""
+    (tmp_path / "a.jsonl").write_bytes(MINIMAL)
+    (tmp_path / "b.jsonl.gz").write_bytes(gzip.compress(MINIMAL))
+    done = subprocess.run([sys.executable, "-m", "generator", "validate", str(tmp_path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert (f"notice: {tmp_path / 'b.jsonl.gz'}: gzip-compressed, not checked; decompress it "
+            "(gunzip -k) to validate it") in done.stderr
