@@ -1548,8 +1548,10 @@ def infer_profile(profile: Profile, *, source: str | None = None, answers: dict 
 def infer(paths: list[str], *, source: str | None = None, max_bytes: int = MAX_BYTES,
           answers: dict | None = None, progress: bool = False) -> Inference:
     """Profile the samples and propose a complete mapping with per-decision confidence."""
+    from generator.infer.search import search
+
     profile = profile_paths(paths, max_bytes=max_bytes, progress=progress)
-    return infer_profile(profile, source=source, answers=answers)
+    return search(profile, paths, source=source, answers=answers, progress=progress).inference
 
 
 def text_parts(items: Any) -> Any:

@@ -19,10 +19,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from cleaner_runtime.mapping import compile_path
 from generator.infer.core import CONFIDENT, Decision, Inference, infer_profile
 from generator.infer.score import Score, score
 from generator.infer.trial import Samples, Trial, run_trial
-from generator.inspect.profile import Profile
+from generator.inspect.profile import Profile, profile_paths
 
 MAX_TRIALS = 80
 MAX_SECONDS = 30.0
@@ -30,6 +31,7 @@ SETTLED_CONFIDENCE = 0.9
 # Decisions that change what one record is: the profile every candidate is planned from was read
 # with the inferred answer, so the other values cannot be scored on it; they stay questions.
 NOT_SEARCHED = ("input.records_path", "input.container")
+READING = "input.records_path"  # searched first, on its own: each value is a different profile
 
 
 @dataclass
@@ -105,12 +107,70 @@ def decide(key: str, current: Candidate, others: list[Candidate]) -> Settled | N
     return None
 
 
+def _joint(verdict: Settled) -> bool:
+    """Whether the verdict rests only on what a session holds as a whole (a run that fails or
+    writes nothing, a session without a user or an assistant): other open decisions (the role of
+    the other speaker) change that, so the value is judged with each of them tried beside it."""
+    ranked = sorted(verdict.candidates, key=lambda c: c.score.hard)
+    best = next(c for c in ranked if c.value == verdict.value)
+    others = [c for c in ranked if c is not best]
+    return all(c.score.hard[1:3] == best.score.hard[1:3] for c in others)
+
+
+def _completed(candidates: Candidate | list[Candidate], key: str, rest: list[Decision], profile: Profile,
+               samples: Samples, source: str | None, fixed: dict, budget: _Budget):
+    """Each candidate scored at its best: with every single change to another open decision tried."""
+    if isinstance(candidates, list):
+        return [_completed(c, key, rest, profile, samples, source, fixed, budget) for c in candidates]
+    best = candidates
+    for other in rest:
+        for value in other.candidates:
+            if value == other.value or budget.spent():
+                continue
+            trial = _try(profile, samples, source, {**fixed, key: candidates.value, other.key: value}, budget,
+                         candidates.value)
+            if trial.score.hard < best.score.hard:
+                best = trial
+    return best
+
+
 def _why(best: Candidate, second: Candidate) -> str:
     names = ("failed", "text lost or calls dropped", "text written twice", "sessions without a user or an assistant")
     for name, a, b in zip(names, best.score.hard, second.score.hard, strict=True):
         if a != b:
             return f"{name}: {a} with {best.value!r}, {b} with {second.value!r}"
     return "the same"
+
+
+def _reprofiled(paths: list[str], value: Any) -> Profile:
+    return profile_paths(paths, records_path=compile_path(value))
+
+
+def _reading(profile: Profile, paths: list[str], samples: Samples, source: str | None, fixed: dict,
+             budget: _Budget) -> tuple[Profile, Settled | None]:
+    """Where a document's records are, chosen first: every later decision is planned on the
+    records this reads, so each candidate path is re-profiled (a person's answer too) and the
+    path whose whole mapping scores best is kept; a tie stays a question."""
+    if fixed.get(READING) is not None:
+        return _reprofiled(paths, fixed[READING]), None
+    first = infer_profile(profile, source=source, answers=fixed)
+    question = next((q for q in first.questions if q.key == READING), None)
+    if question is None or READING in fixed:
+        return profile, None
+    budget.show(f"trying {len(question.candidates)} places for the records (trial {budget.trials})")
+    tried: list[tuple[Profile, Candidate]] = []
+    values: list = []
+    for value in (question.value, *question.candidates):
+        if value not in values:
+            values.append(value)
+    for value in values:
+        reread = profile if value is None or value == question.value else _reprofiled(paths, value)
+        tried.append((reread, _try(reread, samples, source, {**fixed, READING: value}, budget, value)))
+    verdict = decide(READING, tried[0][1], [c for _, c in tried[1:]])
+    if verdict is None:
+        return profile, None
+    chosen = next(p for p, c in tried if c.value == verdict.value)
+    return chosen, verdict
 
 
 def _open(inference: Inference, answers: dict, asked: set[str]) -> list[Decision]:
@@ -128,6 +188,10 @@ def search(profile: Profile, paths: list[str], *, source: str | None = None, ans
     budget = _Budget(progress)
     samples = Samples.copy(paths)
     try:
+        profile, reading = _reading(profile, paths, samples, source, fixed, budget)
+        if reading is not None:
+            settled[READING] = reading
+            fixed[READING] = reading.value
         current = _try(profile, samples, source, fixed, budget)
         while not budget.spent():
             pending = _open(current.inference, fixed, unsettled)
@@ -139,6 +203,12 @@ def search(profile: Profile, paths: list[str], *, source: str | None = None, ans
             others = [_try(profile, samples, source, {**fixed, question.key: value}, budget, value)
                       for value in question.candidates if value != question.value]
             verdict = decide(question.key, here, others)
+            if verdict is not None and _joint(verdict):
+                rest = [q for q in current.inference.questions if q.key != question.key
+                        and q.key not in fixed and not q.key.startswith(NOT_SEARCHED)]
+                here, others = (_completed(c, question.key, rest, profile, samples, source, fixed, budget)
+                                for c in (here, others))
+                verdict = decide(question.key, here, others)
             if verdict is None:
                 unsettled.add(question.key)
                 continue

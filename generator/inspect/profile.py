@@ -117,8 +117,10 @@ def _choose_files(found: list[tuple[str, Path]], budget: int) -> list[tuple[str,
     return [found[round(i * step)] for i in range(limit)]
 
 
-def profile_paths(paths: list[str], *, max_bytes: int = MAX_BYTES, progress: bool = False) -> Profile:
-    """Read a bounded sample of the inputs and profile it (raises FileNotFoundError for no input)."""
+def profile_paths(paths: list[str], *, max_bytes: int = MAX_BYTES, progress: bool = False,
+                  records_path: tuple | None = None) -> Profile:
+    """Read a bounded sample of the inputs and profile it (raises FileNotFoundError for no input).
+    ``records_path`` reads JSON documents' records at that path (a chosen reading, re-profiled)."""
     started = time.monotonic()
     found, problems = expand_paths(paths)
     profile = Profile(inputs=list(paths), problems=problems, budget=max_bytes, files_total=len(found))
@@ -140,7 +142,7 @@ def profile_paths(paths: list[str], *, max_bytes: int = MAX_BYTES, progress: boo
             break  # the budget is spent; the report says how many files were read
         share = max(MIN_FILE_BYTES // 4, min(remaining, max(MIN_FILE_BYTES, remaining // max(1, len(chosen) - i))))
         show.show(f"inspect: reading {i + 1}/{len(chosen)} {shown}")
-        report, recs = read_sample(shown, path, share, len(profile.files), keep)
+        report, recs = read_sample(shown, path, share, len(profile.files), keep, records_path)
         remaining = max(0, remaining - report.bytes_read)
         profile.files.append(report)
         profile.recs.extend(recs)

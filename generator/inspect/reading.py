@@ -13,13 +13,25 @@ from pathlib import Path
 
 from cleaner_runtime.readers import without_path
 from generator.inspect.documents import Partial, grouped_records, nested_key, records_in_document
+from generator.inspect.fieldpaths import get
 from generator.inspect.files import detect_container, first_byte, first_line_longer, open_input
 from generator.inspect.jsonl import expand_lines, read_jsonl
 from generator.inspect.records import FileReport, Keep, Rec
 from generator.inspect.values import human_size, shrink, type_name
 
 
-def _read_document(report: FileReport, path: Path, budget: int, index: int, keep: int) -> list[Rec]:
+def _chosen_records(document, records_path: tuple | None) -> tuple[list | None, tuple | None, list]:
+    """The document's record list: the one at ``records_path`` when a person or the search chose
+    it (and it is a list there), else the one ``records_in_document`` finds."""
+    if records_path and "*" not in records_path:
+        chosen = get(document, records_path)
+        if isinstance(chosen, list):
+            return chosen, tuple(records_path), [tuple(records_path)]
+    return records_in_document(document)
+
+
+def _read_document(report: FileReport, path: Path, budget: int, index: int, keep: int,
+                   records_path: tuple | None = None) -> list[Rec]:
     with open_input(path) as stream:
         data = stream.read(budget + 1)
         complete = len(data) <= budget
@@ -37,7 +49,7 @@ def _read_document(report: FileReport, path: Path, budget: int, index: int, keep
             report.problem = f"invalid JSON document ({exc})"
             report.bad(report.path, report.problem)
             return []
-        records, records_path, choices = records_in_document(document)
+        records, records_path, choices = _chosen_records(document, records_path)
         if isinstance(document, dict) and records_path:
             report.envelope = shrink(without_path(document, records_path))
     else:
@@ -129,8 +141,10 @@ def _read_table(report: FileReport, path: Path, table: str, index: int, keep: in
     return list(kept)
 
 
-def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 6000) -> tuple[FileReport, list[Rec]]:
-    """Read at most ``budget`` bytes of one file as the cleaner's readers would."""
+def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 6000,
+                records_path: tuple | None = None) -> tuple[FileReport, list[Rec]]:
+    """Read at most ``budget`` bytes of one file as the cleaner's readers would; a JSON document's
+    records are taken at ``records_path`` when given and present."""
     from cleaner_runtime import readers
     try:
         stat = path.stat()
@@ -147,7 +161,7 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
             report.problem = "not JSON (the first character is not { or [)" if first else "empty file"
             return report, []
         if first in (b"{", b"[") and first_line_longer(path, budget):
-            records = _read_document(report, path, budget, index, keep)  # one huge line: a document
+            records = _read_document(report, path, budget, index, keep, records_path)  # one huge line: a document
         elif first not in (b"{", b"[") or detect_container(path) == "jsonl":
             report.container = "jsonl"  # a junk first line is one bad line of a JSONL file
             records = read_jsonl(report, path, budget, index, keep)
@@ -157,7 +171,7 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
                 records = expand_lines(report, records, nested, index, keep)
             elif len(records) == 1 and report.complete and getattr(records, "parsed", 1) == 1:
                 # one compact line holding a list of records: a JSON object document, not JSONL
-                inner, inner_path, choices = records_in_document(records[0].data)
+                inner, inner_path, choices = _chosen_records(records[0].data, records_path)
                 grouped = grouped_records(inner) if inner_path else None
                 if grouped is not None:
                     report.container, report.records_path, report.records_path_choices = (
@@ -175,7 +189,7 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
                         kept.offer(value, f"{report.path} (record {number})")
                     records = kept
         else:
-            records = _read_document(report, path, budget, index, keep)
+            records = _read_document(report, path, budget, index, keep, records_path)
     except (OSError, EOFError, ValueError) as exc:
         report = FileReport(shown, 0, container="unreadable", problem=f"cannot read ({exc})")
         return report, []

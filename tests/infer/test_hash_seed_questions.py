@@ -1,5 +1,7 @@
-"""The questions of a refused format (their text, best guess and candidates, in order) are the same
-whatever Python's hash seed: a question's candidates follow the samples, never a set's order."""
+"""The decisions of an inference (their text, best guess and candidates, in order) are the same
+whatever Python's hash seed: a decision's candidates follow the samples, never a set's order (the
+search then settles some of them on the samples' outputs; its choice must not follow the seed
+either)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 RUN_TREE = REPO / "tests" / "fixtures" / "langsmith_run_tree" / "agent_run" / "raw"
 
 PROGRAM = ("import json, sys; from generator.infer import infer; "
-           "print(json.dumps([[q.to_dict() for q in infer([p], source='x').questions] for p in sys.argv[1:]]))")
+           "print(json.dumps([[q.to_dict() for q in infer([p], source='x').decisions] for p in sys.argv[1:]]))")
 
 
 def _lists(n: int, text: str) -> list:
@@ -43,13 +45,15 @@ def _questions_under_seeds(paths: list[Path]) -> list[str]:
     return outputs
 
 
-def test_the_questions_of_a_refused_format_are_the_same_whatever_the_hash_seed(tmp_path):
+def test_the_decisions_and_their_candidates_are_the_same_whatever_the_hash_seed(tmp_path):
     outputs = _questions_under_seeds([RUN_TREE, _several_lists(tmp_path / "several")])
     assert len(set(outputs)) == 1, outputs
     run_tree, several = json.loads(outputs[0])
     records_path = {q["key"]: q for q in run_tree}["input.records_path"]
     # the document's own ranking (the longest list first), not a set's
-    assert records_path["candidates"] == ["outputs.messages", "child_runs", "events", "inputs.messages"]
+    offered = list(dict.fromkeys([records_path["value"], *records_path["candidates"]]))
+    assert offered == ["outputs.messages", "child_runs", "events", "inputs.messages"]
     records_path = {q["key"]: q for q in several}["input.records_path"]
     # the lists every file offers first, then the others, each file ranking its lists longest first
-    assert records_path["candidates"] == ["history", "notes", "attachments"]
+    offered = list(dict.fromkeys([records_path["value"], *records_path["candidates"]]))
+    assert offered == ["history", "notes", "attachments"]
