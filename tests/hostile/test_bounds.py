@@ -178,3 +178,14 @@ def test_validate_folder_says_it_skips_a_fifo(tmp_path):
     assert f"notice: {tmp_path / 'pipe.jsonl'}: not a regular file (a FIFO); skipped" in done.stderr
     assert f"notice: {tmp_path / 'zero.jsonl'}: not a regular file (a character device); skipped" in done.stderr
     assert "1 file checked: 1 passed" in done.stdout
+
+
+def test_an_alias_to_the_value_holding_it_is_refused(tmp_path):
+    """``&a [*a]`` is a list that holds itself: every walk of it would recurse forever."""
+    from generator.answers import AnswersError, load_answers
+
+    path = tmp_path / "loop.yml"
+    path.write_text("mapping_version: 1\nsource: demo\nprivacy:\n  allowlist: &a [x, *a]\nkinds: []\n",
+                    encoding="utf-8")
+    with pytest.raises(AnswersError, match=r"loop\.yml:4: an alias \(\*name\) here refers to the value that holds it"):
+        load_answers(path)
