@@ -445,7 +445,7 @@ def _jobs_by_file(files: list[InputFile]) -> list[Job]:
     the order of ``files`` (all of them, also under ``--shard``: the names are a whole run's)."""
     names = Names()
     # a str, not a Path: a third of the memory
-    return [Job(str(item.path), [item], str(names.for_file(item.rel))) for item in files]
+    return [Job(str(item.path), [item], names.for_file(item.rel)) for item in files]
 
 
 def _session_key(raw: dict, paths: tuple, settings: SessionSettings, where: Any) -> str | None:
@@ -514,9 +514,9 @@ def _session_ends(cleaner: Cleaner, files: list[InputFile], paths: tuple, settin
         for key, (position, records) in found.items():  # in order of first appearance
             end = ends.get(key)
             if end is None:
-                target = names.for_key(item.rel.parent, key)
-                if target != _field_target(item, key):
-                    renamed[key] = target
+                target, plain = names.for_key(item.rel.parent, key)
+                if not plain:
+                    renamed[key] = Path(target)
             else:
                 records += end[2]
             ends[key] = (index, position, records)
@@ -912,7 +912,7 @@ def _clean_by_element(cleaner: Cleaner, files: list[InputFile], output: Path, to
             label = str(value)
         elif label.isdigit():
             label = f"{int(label):04d}"
-        return names.for_element(item.rel, label, where.element or "")
+        return Path(names.for_element(item.rel, label, where.element or ""))
 
     for item in files:
         session: Session | None = None

@@ -43,6 +43,8 @@ from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from .redaction.names import holds_secret
+
 try:  # the optional fast extra (requirements-fast.txt); the bytes written are the same without it
     import orjson
 except ImportError:
@@ -141,7 +143,6 @@ SUFFIX = ".jsonl"
 _FORBIDDEN = re.compile('[\x00-\x1f\x7f-\x9f<>:"/\\\\|?*\ud800-\udc7f\udd00-\udfff]')
 _RESERVED = re.compile(r"(con|prn|aux|nul|conin\$|conout\$|com[0-9¹²³]|lpt[0-9¹²³])", re.IGNORECASE)
 _HIDDEN = re.compile(r"redacted-[0-9a-f]{16}")  # a name given for a secret (and only for one)
-_ROOT = Path()
 
 
 def _digest(identity: tuple[str, ...], salt: int = 0) -> str:
@@ -180,8 +181,6 @@ def name_stem(text: str, identity: tuple[str, ...], hashed: bool = False, salt: 
     ``text`` itself when it is safe (``safe_name``), short enough and not ``hashed``; otherwise
     ``<safe part, at most 80 bytes>-<digest>``; ``redacted-<digest>`` when ``text`` holds a secret.
     ``salt`` picks another digest, for the (unlikely) name already given out."""
-    from .redaction.names import holds_secret
-
     if holds_secret(text):
         return f"redacted-{_digest(identity, salt)}"
     safe = safe_name(text)
@@ -203,9 +202,9 @@ def hidden_name(output: str | os.PathLike[str]) -> bool:
     return any(_HIDDEN.fullmatch(part.removesuffix(SUFFIX)) for part in Path(output).parts)
 
 
-def folded(path: Path) -> str:
-    """A path as a case-insensitive, normalising file system (macOS, Windows) compares it."""
-    return unicodedata.normalize("NFC", path.as_posix()).casefold()
+def _fold(path: str) -> str:
+    """A posix path as a case-insensitive, normalising file system (macOS, Windows) compares it."""
+    return unicodedata.normalize("NFC", path).casefold()
 
 
 class Names:
@@ -215,57 +214,70 @@ class Names:
     given out once per input folder (``folder``); every name, of a file or a folder, is taken in
     its output folder in the order asked for, so that ``sub`` and ``SUB``, or the output
     ``a.jsonl`` and the input folder ``a.jsonl/``, never meet. Ask in input order, before any
-    session is written, for the names to be the same on every run.
+    session is written, for the names to be the same on every run. (Paths are handled as posix
+    strings here: a ``Path`` per name costs several times the time.)
     """
 
     def __init__(self) -> None:
         self.taken: set[str] = set()  # folded: every path given out, of files and folders
-        self.folders: dict[str, Path] = {"": _ROOT, ".": _ROOT}  # input folder -> its output folder
-        self.file_folders: dict[str, Path] = {}  # input file -> its own output folder (by element)
+        self.folders: dict[str, str] = {"": "", ".": ""}  # input folder -> its output folder ("": --output)
+        self.file_folders: dict[str, str] = {}  # input file -> its own output folder (by element)
 
-    def _claim(self, folder: Path, text: str, identity: tuple[str, ...], suffix: str) -> Path:
-        """The first of ``text``'s names (plain, hashed, salted) not yet given out in ``folder``."""
+    def _claim(self, folder: str, text: str, identity: tuple[str, ...], suffix: str) -> tuple[str, bool]:
+        """The first of ``text``'s names (plain, hashed, salted) not yet given out in ``folder``,
+        and whether it is the first tried (``name_stem``'s)."""
+        prefix = folder + "/" if folder else ""
+        path = prefix + name_stem(text, identity) + suffix
+        first = True
         salt = 0
-        path = folder / (name_stem(text, identity) + suffix)
-        while folded(path) in self.taken:
+        while _fold(path) in self.taken:
+            first = False
+            path = prefix + name_stem(text, identity, hashed=True, salt=salt) + suffix
             salt += 1
-            hashed = name_stem(text, identity, hashed=True, salt=salt - 1)
-            path = folder / (hashed + suffix)
-        self.taken.add(folded(path))
-        return path
+        self.taken.add(_fold(path))
+        return path, first
 
-    def folder(self, rel: Path) -> Path:
-        """The output folder of the input folder ``rel`` (its parents first)."""
-        key = rel.as_posix()
+    def _folder(self, key: str) -> str:
+        """The output folder of the input folder ``key`` (posix, relative; its parents first)."""
         out = self.folders.get(key)
         if out is None:
-            out = self.folders[key] = self._claim(self.folder(rel.parent), rel.name, ("/", key), "")
+            parent, _, name = key.rpartition("/")
+            out = self.folders[key] = self._claim(self._folder(parent), name, ("/", key), "")[0]
         return out
 
-    def for_file(self, rel: Path) -> Path:
+    def folder(self, rel: Path) -> Path:
+        """The output folder of the input folder ``rel``."""
+        return Path(self._folder(rel.as_posix()))
+
+    def for_file(self, rel: Path) -> str:
         """The output of the input file ``rel`` holding one session (``runs/a.jsonl.gz`` ->
         ``runs/a.jsonl``)."""
-        return self._claim(self.folder(rel.parent), stem_for_file(rel).name, (rel.as_posix(),), SUFFIX)
+        key = rel.as_posix()
+        return self._claim(self._folder(rel.parent.as_posix()), stem_for_file(rel).name, (key,), SUFFIX)[0]
 
-    def for_key(self, rel_folder: Path, key: str) -> Path:
+    def for_key(self, rel_folder: Path, key: str) -> tuple[str, bool]:
         """The output of session ``key`` (grouped by field), in the output folder of the input
-        folder ``rel_folder`` it first appears in (the name ``stem_for_key`` first tries)."""
-        return self._claim(self.folder(rel_folder), key, (rel_folder.as_posix(), key), SUFFIX)
+        folder ``rel_folder`` it first appears in; and whether it is the name ``stem_for_key``
+        gives it (the folder kept, the id's first name free)."""
+        folder = rel_folder.as_posix()
+        out = self._folder(folder)
+        path, first = self._claim(out, key, (folder, key), SUFFIX)
+        return path, first and out == ("" if folder == "." else folder)
 
-    def file_folder(self, rel: Path) -> Path:
+    def file_folder(self, rel: Path) -> str:
         """The output folder of the sessions of one input file (by element): named after its stem,
         its own (a second file of that stem gets another)."""
         key = rel.as_posix()
         out = self.file_folders.get(key)
         if out is None:
-            out = self.file_folders[key] = self._claim(self.folder(rel.parent), stem_for_file(rel).name,
-                                                       ("/", key, "elements"), "")
+            out = self.file_folders[key] = self._claim(self._folder(rel.parent.as_posix()), stem_for_file(rel).name,
+                                                       ("/", key, "elements"), "")[0]
         return out
 
-    def for_element(self, rel: Path, label: str, element: str) -> Path:
+    def for_element(self, rel: Path, label: str, element: str) -> str:
         """The output of one element's session (``label``: its id, or its position) of input
         file ``rel``."""
-        return self._claim(self.file_folder(rel), label, (rel.as_posix(), label, element), SUFFIX)
+        return self._claim(self.file_folder(rel), label, (rel.as_posix(), label, element), SUFFIX)[0]
 
 
 def plain_json(value: object) -> bool:

@@ -5,7 +5,9 @@ when a session id or input name holds a secret (#36 item 6, ``writer.name_stem``
 
 A name is read whole, then piece by piece between the separators names use (``-``, ``.``,
 ``/``, spaces): the detector wants a token to stand on its own, and ``user-ghp_...`` or
-``ghp_....1`` would otherwise hide one (a JWT, dots and all, is found whole first)."""
+``ghp_....1`` would otherwise hide one (a JWT, dots and all, is found whole first). A piece
+shorter than ``PIECE`` characters is no token the detector knows, and is not read again: most
+names (``run-2026-05-16-000001``) cost one pass of the detector."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from .engine import Redactor
 
 _REDACTOR: Redactor | None = None
 _SEPARATORS = re.compile(r"([-.\s/\\]+)")
+PIECE = 8
 
 
 def _redactor() -> Redactor:
@@ -30,8 +33,10 @@ def _redacted(text: str) -> str:
     redactor = _redactor()
     whole, _ = redactor.redact_found(text)
     parts = _SEPARATORS.split(whole)
+    if len(parts) == 1:
+        return whole
     for index in range(0, len(parts), 2):  # the pieces (odd indexes hold the separators)
-        if parts[index]:
+        if len(parts[index]) >= PIECE:
             parts[index] = redactor.redact_found(parts[index])[0]
     return "".join(parts)
 
