@@ -543,62 +543,116 @@ def _is_basic_pair(value: str) -> bool:
 _RAW_SEPS = frozenset(("=", ":", ":=", "=>"))
 _GLUE = frozenset(",;(){}[]<>&")
 _VALUE_END = frozenset(" \t\r\n\"'`\\")
-_NEXT_PAIR_RE = re.compile(r"[;,&][ \t]*[A-Za-z_][\w.\[\]-]{0,64}=|&(?:amp|quot|lt|gt|apos|#\d{1,6}|#x[0-9A-Fa-f]{1,6});",
-                           _FLAGS)
+# another key=value after the value (";Server=db", ",host=db", "&next=1"), or an HTML entity
+_NEXT_PAIR_RE = re.compile(
+    r"[;,&][ \t]*[A-Za-z_][\w.\[\]-]{0,64}=|&(?:amp|quot|lt|gt|apos|#\d{1,6}|#x[0-9A-Fa-f]{1,6});", _FLAGS)
 _PAIRS = {")": "(", "]": "[", "}": "{", ">": "<"}
+# what never follows the "(" or "[" of a call or a subscript in code
+_NO_ARGUMENT = frozenset("}]>;=|&^%?/#,")
+# what a call's or a subscript's arguments are made of (a password's tail holds other characters too)
+_CODEISH_RE = re.compile(r"[\w.()\[\],=+*:-]*\Z", _FLAGS)
+# where a string literal argument starts: after an opener, a comma, "=" or a prefix (f", b')
+_STRING_ARG_RE = re.compile(r"(?:[(\[,=]|[(\[,= ][bBfFrRuU]{1,2})\Z", _FLAGS)
+# only the punctuation that closes what the value stands in: "None):", "x),", "y]];"
+_CLOSING_RE = re.compile(r"[)\]}>:;,.]+\Z", _FLAGS)
+# a call with its arguments, a method called on a result, a named format field: code, not a password
+_CODE_MARK_RE = re.compile(r"[A-Za-z_]\w*\([\w.,\[\]:=*+-]*\)|\)\.|\.[A-Za-z_]\w*\(|\{[A-Za-z_][\w.]*\}", _FLAGS)
 _VALUE_MAX = 256
 
 
-def _unbalanced_closer(value: str, before: str) -> bool:
-    """``value`` ends with a closing bracket it never opened, that closes one opened ``before`` it on
-    its line (the call or block the assignment stands in: ``User(password=x1)``, ``{pw: x1}``)."""
-    c = value[-1]
-    if c not in _PAIRS:
-        return False
-    o = _PAIRS[c]
-    return value.count(c) > value.count(o) and before.count(o) > before.count(c)
+def _opened_before(before: str, closer: str) -> bool:
+    """The text ``before`` a key, on its line, leaves open a bracket that ``closer`` closes, outside
+    any string that holds the key (``User(name="x", password=...``: yes; ``{"cmd": "PW=...``: the
+    ``{`` is JSON around the string that holds the assignment, no)."""
+    opener = _PAIRS[closer]
+    depth = 0
+    for i in range(len(before) - 1, -1, -1):
+        ch = before[i]
+        if ch == closer:
+            depth += 1
+        elif ch == opener:
+            if depth == 0:
+                return before.count('"', i) % 2 == 0 and before.count("'", i) % 2 == 0
+            depth -= 1
+    return False
 
 
-def _random_head(head: str) -> bool:
-    """The part of a value before a bracket looks random, not like a name being called: upper, lower
-    case and digits, no ``.`` or ``_`` (``HZz9v(``, not ``bytearray(`` or ``os.environ.get(``)."""
-    return _categories(head) == 3 and "." not in head and "_" not in head
+def _over_closed(value: str, closer: str) -> bool:
+    """``value`` holds more of ``closer`` than of the bracket it closes."""
+    return value.count(closer) > value.count(_PAIRS[closer])
 
 
-# a call with its arguments, a method called on a result, a format field: code, not a password
-_CODE_MARK_RE = re.compile(r"[A-Za-z_]\w*\([^()\s]*\)|\)\.|\.[A-Za-z_]\w*\(|\{[\w.]*\}", _FLAGS)
+def _closed(tail: str) -> bool:
+    """No bracket of ``tail`` is left open (a call or subscript that ends in it)."""
+    return all(tail.count(c) >= tail.count(o) for c, o in _PAIRS.items())
+
+
+# Go's encoding/json writes <, > and & as \u003c, \u003e, \u0026: inside a value they are its characters
+_GO_ESC_RE = re.compile(r"\\u00(?:3[cCeE]|26)", _FLAGS)
+_GO_CHARS = {"3c": "<", "3e": ">", "26": "&"}
+
+
+def _glued(text: str, e: int) -> bool:
+    """A value stopped at ``e`` by a character a password may hold (raw or Go-escaped)."""
+    return text[e] in _GLUE or _GO_ESC_RE.match(text, e) is not None
+
+
+def _decoded(raw: str) -> tuple[str, list[int]]:
+    """``raw`` with its Go escapes decoded, and the offset in ``raw`` of each decoded character (plus
+    the end), so that a cut made in the decoded text maps back."""
+    out: list[str] = []
+    at: list[int] = []
+    i = 0
+    while i < len(raw):
+        gm = _GO_ESC_RE.match(raw, i) if raw[i] == "\\" else None
+        at.append(i)
+        if gm is not None:
+            out.append(_GO_CHARS[raw[i + 4:i + 6].lower()])
+            i = gm.end()
+        else:
+            out.append(raw[i])
+            i += 1
+    at.append(len(raw))
+    return "".join(out), at
 
 
 def _extend_value(text: str, s: int, e: int) -> int:
     """Where the unquoted value ``text[s:e]``, stopped at one of ``_GLUE``, really ends (``e`` when it
-    does end there). Code is left alone: a bracket closing what was opened before the key on its
-    line (``f(password=pw).x``), a name called or subscripted (``getpass.getpass()``,
-    ``os.environ.get('X')``, ``cfg['db'][0]``), a format field (``{self.id}``)."""
-    head, c = text[s:e], text[e]
+    does end there). Code is left alone: a bracket closing what was opened before the key
+    (``f(password=pw).x``), a name called or subscripted (``getpass.getpass()``,
+    ``os.environ.get('X')``, ``hash_pw(pw, salt)``, ``tag[i+1 : n]``), a format field (``{self.id}``)."""
+    head = text[s:e]
+    c = _decoded(text[e:e + 6])[0][0]
     line = max(text.rfind("\n", 0, s), text.rfind("\\n", 0, s), s - 200, -1) + 1
     before = text[line:s]
-    if c in _PAIRS and before.count(_PAIRS[c]) > before.count(c):
+    if c in _PAIRS and _opened_before(before, c):
         return e  # closes the call or block the assignment stands in
-    if c in "([" and _CODE_CHAIN_RE.match(head) and not _random_head(head):
-        return e  # a name called or subscripted
     limit = min(len(text), s + _VALUE_MAX)
     j = e
-    while j < limit and text[j] not in _VALUE_END:
-        j += 1
-    if j == limit and j < len(text) and text[j] not in _VALUE_END:
+    while j < limit and (text[j] not in _VALUE_END or (text[j] == "\\" and _GO_ESC_RE.match(text, j))):
+        j += 6 if text[j] == "\\" else 1
+    j = min(j, len(text))
+    if j >= limit and j < len(text) and text[j] not in _VALUE_END:
         return e  # longer than any password: not one
-    tail = text[e:j]
+    tail, at = _decoded(text[e:j])
     pm = _NEXT_PAIR_RE.search(tail)
     if pm is not None:
         tail = tail[:pm.start()]
-    if c in "([" and _CODE_CHAIN_RE.match(head) and (tail[-1:] in (",", "(", "[", "{")
-                                                     or (j < len(text) and text[j] in "\"'`")):
-        return e  # a call whose arguments go on: ApiClient(name, ...), S3Client({ ... }), f(os.environ['X'])
-    while tail and (tail[-1] in ",;" or _unbalanced_closer(head + tail, before)):
+    while tail and (tail[-1] in ",;" or (tail[-1] in _PAIRS and _over_closed(head + tail, tail[-1])
+                                           and _opened_before(before, tail[-1]))):
         tail = tail[:-1]
+    whole = _decoded(text[e:j])[0]
+    if _CLOSING_RE.match(whole) is not None:
+        return e  # the end of a call or block opened on an earlier line: login=None):
+    if c in "([" and _CODE_CHAIN_RE.match(head) is not None and tail[1:2] not in _NO_ARGUMENT:
+        at_quote = j < len(text) and text[j] in "\"'`\\"
+        at_end = at_quote or j >= len(text) or text[j] in "\r\n"
+        if whole[-1:] in (",", "(", "[", "{") or (at_quote and _STRING_ARG_RE.search(whole)) or (
+                _CODEISH_RE.match(tail) is not None and (_closed(tail) or not at_end)):
+            return e  # a name called or subscripted: the value is code ("HZzrv(}j..." is not)
     if _CODE_MARK_RE.search(head + tail) is not None:
         return e
-    return e + len(tail)
+    return e + at[len(tail)]
 
 
 def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: str) -> str | None:
@@ -645,9 +699,10 @@ def _generic_check_kw(text: str, s: int, e: int, m: re.Match[str], p: str, kw: s
     if quoted and text.startswith((":", "\\u003a", "%3A", "%3a"), m.end()):
         return None  # the quoted "value" is the next JSON key: PASSWORD = "access_token": ...
     longer = e
-    if not quoted and sep in _RAW_SEPS and e < len(text) and text[e] in _GLUE:
+    if not quoted and sep in _RAW_SEPS and e < len(text) and _glued(text, e):
         longer = _extend_value(text, s, e)
-    if longer > e and _value_ok(kind, key, text[s:longer], quoted=False, text=text, vend=longer, sep=sep):
+    if longer > e and _value_ok(kind, key, text[s:longer], quoted=False, text=text, vend=longer, sep=sep,
+                                extended=True):
         e, value = longer, text[s:longer]
     elif not _value_ok(kind, key, value, quoted=quoted, text=text, vend=e, sep=sep):
         return None

@@ -510,19 +510,19 @@ def _build_detectors() -> list[_Det]:
     # check cuts a URL path glued to a signature)
     add(_Det("jwt", "e",
              r"yJ[A-Za-z0-9_-]{14,}={0,2}\.[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_+/-]*={0,2}"
-             r"(?:\.[A-Za-z0-9_-]+){0,2}",
-             (), pre=("eyJ", 0, 0), check=_jwt_check, lb=_LB))
+             r"(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?",  # a JWE's two more (not a file's ".json")
+             (), pre=("eyJ", 0, 0), check=_jwt_check, lb=None))  # (glued to a word too: the header decides)
 
     # ---- URL credentials ----
     add(_Det("url-password", ":",
              r"(?:\\?/){2}(?P<@@user>[^\s:/@\"'`<>\\]{0,128}):"
-             r"(?P<@@s>[^\s/@?#\"'`<>\\][^\s/?#\"'`\\]{0,256})@(?=[A-Za-z0-9\[_-])",
+             r"(?P<@@s>[^\s/@?#\"'`<>\\](?:[^\s/?#\"'`\\]|\\u00(?:3[cCeE]|26)){0,256})@(?=[A-Za-z0-9\[_-])",
              (":/", ":\\/"), secret=("s",), check=_url_pw_check, lb=None,
              contextual=True))
     # the same where the password holds "/", "?" or "#" (unencoded): up to the first "@" before a host
     add(_Det("url-password", ":",
              r"(?:\\?/){2}(?P<@@user>[^\s:/@\"'`<>\\]{0,128}):"
-             r"(?P<@@s>(?:[^\s@\"'`\\]|\\/){1,256}?)@(?=[A-Za-z0-9\[_-])",
+             r"(?P<@@s>(?:[^\s@\"'`\\]|\\/|\\u00(?:3[cCeE]|26)){1,256}?)@(?=[A-Za-z0-9\[_-])",
              (":/", ":\\/"), secret=("s",), check=_url_pw_loose_check, lb=None,
              contextual=True))
     add(_Det("url-password", "t", r"cp\(", ("tcp(",), check=_go_dsn_check, lb=r"(?<=@t)", contextual=True))

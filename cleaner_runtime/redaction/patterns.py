@@ -105,10 +105,12 @@ _KNOWN_EXAMPLES = frozenset(
 
 # Unmistakable placeholders: masks, variable references, templates, brackets.
 # (every alternative starts with a literal, so re can skip ahead quickly)
-# An angle placeholder names something (<password>, <your token>, <DB_PASS>, <%= pw %>): a random
-# password holding "><n-!-k>" is not one.
+# An angle placeholder names something in words (<password>, <your token>, <DB_PASS>, <%= pw %>): a
+# random password holding "><n-!-k>" or "<LcKXx>" is not one.
+# The same for a template's ${NAME} and a format's %(name)s: "Bv9%xz?_${O-]49Q" is no template.
 _MASK_RE = re.compile(
-    r"xxxxx|XXXXX|\*\*\*|\.\.\.|\u2026|<(?:[A-Za-z_][\w .:-]{0,40}>|%)|\{\{|\$\{|%\(|EXAMPLE|\[REDACTED",
+    r"xxxxx|XXXXX|\*\*\*|\.\.\.|\u2026|\{\{[^{}]{0,80}\}\}|\$\{[^}\s]{1,64}\}|%\(\w{1,40}\)|EXAMPLE|\[REDACTED"
+    r"|<(?:%[=\- #]|(?:[A-Z]?[a-z]+|[A-Z]+)(?:[ _.:-]+(?:[A-Z]?[a-z]+|[A-Z]+|\d+))*>)",
     _FLAGS)
 _LEADING_PLACEHOLDER_RE = re.compile(r"\$\(?[A-Za-z_]|\{\w*\}\Z|%[sdr]\Z|[<\[{]", _FLAGS)
 # Placeholder words (matched on the lower-cased value); for random-looking
@@ -244,7 +246,7 @@ _TYPE_SUFFIX_RE = re.compile(r"(?i:str|string|bytes|int|bool|any|none|null)\??\Z
 
 
 def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend: int,
-              sep: str | None, partial: bool = False, markup: bool = False) -> bool:
+              sep: str | None, partial: bool = False, markup: bool = False, extended: bool = False) -> bool:
     """Whether ``value`` (assigned to ``key``) is a secret worth redacting.
 
     ``partial``: ``value`` is only the first part of a long unquoted value;
@@ -252,6 +254,8 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
     ``markup``: an element's text or a ``value`` attribute, never code, so an
     identifier ending in a keyword is a name only without digits
     (``<password>myPassword</password>`` vs ``<password>hunter2secret</password>``).
+    ``extended``: an unquoted value taken past the brackets and separators it holds
+    (``checks._extend_value``), never a label: it may end with ":".
     """
     v = value
     if _is_placeholder(v) or _URL_VALUE_RE.match(v) or v.startswith("arn:"):
@@ -269,7 +273,7 @@ def _value_ok(kind: str, key: str, value: str, *, quoted: bool, text: str, vend:
     if not quoted:
         if v[0] in "?:@!*&":
             return False  # SQL parameters, YAML tags / aliases / anchors
-        if v[-1] == ":":
+        if v[-1] == ":" and not extended:
             return False  # a label or header name ("TOKEN = Authorization: Basic ...")
         if _CMDLET_RE.match(v):
             return False  # $env:DB_PASSWORD = Read-Host -AsSecureString (PowerShell)

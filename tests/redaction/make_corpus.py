@@ -1719,6 +1719,12 @@ def hidden_style_negatives(rng: random.Random) -> list[dict]:
         ("code", "conn = connect(host=h, password=pw, port=5432)"),
         ("code", "password = hash_pw(pw, salt)"),
         ("code", "pwd = os.getcwd()"),
+        ("code", "final_token = token[:-1]"),
+        ("code", "self._signing_key = key[:16]"),
+        ("code", 'auth_token = b64encode(f"AWS:{password}".encode("ascii")).decode()'),
+        ("code", "def login(self, user=None,\n          login=None, password=None):"),
+        ("code", '    return ("basic", {"username": auth[0], "password": auth[1]})'),
+        ("code", "password = bytearray(KEY_PASSWORD.encode())"),
         ("shell", "passwd:         files systemd\ngroup:          files systemd"),
         ("shell", "PWD=/home/ada/src/api\nOLDPWD=/home/ada"),
         # URLs without a password

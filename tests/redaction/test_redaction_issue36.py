@@ -7,6 +7,7 @@ ends at, and what of a URL stays.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -85,6 +86,7 @@ def test_a_port_and_a_path_before_an_at_are_no_password(url):
 
 @pytest.mark.parametrize(("text", "expected"), [
     ("DB_PASSWORD=HZz9v(}jOXBue5BZ", "DB_PASSWORD=[REDACTED:password]"),
+    ("DB_PASSWORD=HZzrv(}jOXBue5BZ", "DB_PASSWORD=[REDACTED:password]"),
     ("DB_PASSWORD=Wuc$@!V(2d,[>3XE", "DB_PASSWORD=[REDACTED:password]"),
     ("passwd: X)Y!D$dWh0[\nnext: 1", "passwd: [REDACTED:password]\nnext: 1"),
     ("keystore.password=Wuc$@!V(2d,[>3XE", "keystore.password=[REDACTED:password]"),
@@ -102,6 +104,20 @@ def test_a_port_and_a_path_before_an_at_are_no_password(url):
     ('password := "6VZ:5/8><n-!-k>e"', 'password := "[REDACTED:password]"'),
 ])
 def test_password_value_boundaries(text, expected):
+    assert Redactor().redact(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # JSON-encoded: the closing quote of the enclosing string ends the value, the JSON around it is no call
+    (json.dumps({"command": "DB_PASSWORD=mtOsO[p#RDMs$e>3"}), '{"command": "DB_PASSWORD=[REDACTED:password]"}'),
+    (json.dumps({"command": "PGPASSWORD=E}8#<d,,p-S)AzS1 psql"}),
+     '{"command": "PGPASSWORD=[REDACTED:password] psql"}'),
+    # Go's encoding/json writes < > & as \u003c \u003e \u0026: still the password's characters
+    ('{"output": "DB_PASSWORD=Ab3\\u003c77\\u003eJDHpaI"}', '{"output": "DB_PASSWORD=[REDACTED:password]"}'),
+    ('{"output": "postgres://app:S^tsV8h$eWy)eh\\u003eC@db:5432/x"}',
+     '{"output": "postgres://app:[REDACTED:url-password]@db:5432/x"}'),
+])
+def test_encoded_password_values(text, expected):
     assert Redactor().redact(text) == expected
 
 
@@ -123,6 +139,12 @@ def test_password_value_boundaries(text, expected):
     "        passwd = unquote(passwd or '')",
     "        auth = ApiGatewayV2WSAuthorizer(auth_name, attributes=self.passthrough_resource_attributes)",
     '        arn = f"arn:aws:secretsmanager:{region}:{account}:secret:influxdb/{self.id}/auth-{random_id}"',
+    "                final_token = token[:-1]",
+    "        self._signing_key = key[:16]",
+    '            auth_token = b64encode(f"AWS:{password}".encode("ascii")).decode()',
+    "            login=None, password=None):",
+    "    #> username='scolvin' password=SecretBytes(b'**********')",
+    '                    "basic", {"username": auth[0], "password": auth[1]}',
 ])
 def test_code_and_placeholders_stay(text):
     assert Redactor().redact(text) == text
@@ -199,3 +221,4 @@ def test_aws_look_alikes_stay(text):
 def test_jwt_shapes_go_whole(jwt):
     out = Redactor().redact(f"token {jwt} end")
     assert out == "token [REDACTED:jwt] end"
+    assert Redactor().redact(f"cache/x{jwt}.json") == "cache/x[REDACTED:jwt].json"  # glued to a word
