@@ -1281,7 +1281,7 @@ def _main(args: argparse.Namespace, mapping: Mapping, module: ModuleType | None,
         if args.debug:
             traceback.print_exc()
         else:
-            print(f"error: unexpected {exc.__class__.__name__}: {exc} (rerun with --debug)", file=sys.stderr)
+            print(shown_path(f"error: unexpected {exc.__class__.__name__}: {exc} (rerun with --debug)"), file=sys.stderr)
         return 2
 
 

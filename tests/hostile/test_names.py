@@ -297,3 +297,18 @@ def test_the_inspect_report_does_not_print_a_secret_in_an_input_name(tmp_path: P
     text = report_text(profile_paths([str(tmp_path / "raw")]))
     assert "plain.jsonl" in text and "run.jsonl" in text, text
     assert SECRET[:12] not in text, text
+
+
+def test_errors_and_the_summary_do_not_print_a_secret_in_an_input_name(tmp_path: Path):
+    # item 7 where the runtime prints input paths: a usage error, and a session's error in the summary
+    code, stdout, stderr = clean(BY_FILE, tmp_path / SECRET / "missing", tmp_path / "out")
+    assert code == 2 and "no such file or folder" in stderr, stderr
+    assert SECRET[:12] not in stdout + stderr, stderr
+    raw = tmp_path / "raw"
+    write_files(raw, [f"{SECRET}/run.jsonl", "plain.jsonl"])
+    (raw / SECRET / "run.jsonl").write_text('{"actor": "customer", "body": "hi", "at": "2026-05-16T09:00:00Z"}\n'
+                                            '{"actor": "robot", "body": "?", "at": "2026-05-16T09:00:01Z"}\n',
+                                            encoding="utf-8")
+    code, stdout, stderr = clean(BY_FILE, raw, tmp_path / "out")
+    assert code == 1 and "unknown record kind" in stderr, stdout + stderr
+    assert SECRET[:12] not in stdout + stderr, stdout + stderr
