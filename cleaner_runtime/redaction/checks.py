@@ -944,12 +944,9 @@ def _twilio_key_check(text: str, s: int, e: int, m: re.Match[str], p: str
     return "twilio-api-key"
 
 
-_TFC_LEFT_RE = re.compile(r"(?:(?<![A-Za-z0-9])|" + _ESC_TAIL + r")[A-Za-z0-9]{14}\Z", _FLAGS)
-
-
 def _terraform_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> str | None:
     """A Terraform Cloud / Enterprise token: 14 characters, ``.atlasv1.``, 60-70 more; both parts
-    random-looking (the left part is found by the detector's ``left``)."""
+    random-looking."""
     head, _, body = text[s:e].partition(".atlasv1.")
     if not (_token_ok(head, min_distinct=8) and _token_ok(body, min_distinct=12)):
         return None

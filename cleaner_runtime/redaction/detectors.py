@@ -63,7 +63,6 @@ import re
 from collections.abc import Callable
 
 from .checks import (
-    _TFC_LEFT_RE,
     _auth_check,
     _aws_id_check,
     _aws_phrase_check,
@@ -369,6 +368,9 @@ def _blank_value_prose(text: str, m: re.Match[str], p: str) -> bool:
     return _blank_value_rejected(text, ki) and _markup_around(text, ki, m, p) is None
 
 
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
 def _build_detectors() -> list[_Det]:
     d: list[_Det] = []
     add = d.append
@@ -464,9 +466,10 @@ def _build_detectors() -> list[_Det]:
              check=_telegram_check, lb=None, left=_telegram_left(), run=True))
 
     # ---- package registries / SaaS ----
-    # Terraform Cloud / Enterprise: <14>.atlasv1.<67>, found at ".atlasv1." (left: the 14 before it)
-    add(_Det("terraform-cloud-token", ".", r"atlasv1\.[A-Za-z0-9_=-]{60,}", (".atlasv1.",),
-             check=_terraform_check, lb=None, left=_TFC_LEFT_RE))
+    # Terraform Cloud / Enterprise: <14>.atlasv1.<67>, starting 15 characters before the "atlasv1" that
+    # str.find finds (an anchor starting "." would be tried at every full stop of prose)
+    add(_Det("terraform-cloud-token", _ALNUM, r"[A-Za-z0-9]{13}\.atlasv1\.[A-Za-z0-9_=-]{60,}", (),
+             pre=("atlasv1", 15, 15), check=_terraform_check, lb=_LBR))
     add(_tok("npm-token", r"npm_[A-Za-z0-9]{36,}", strip=4))
     add(_tok("pypi-token", r"pypi-Ag[A-Za-z0-9_-]{50,}", strip=7))
     add(_tok("rubygems-token", r"rubygems_[a-f0-9]{40,}", strip=9))
