@@ -192,6 +192,16 @@ def _inferred(args: argparse.Namespace, samples: list[Path]):
             print("answer them in the survey (run without --yes on a terminal), or write the mapping with "
                   "`trajectory-cleaner inspect SAMPLES --mapping mapping.yml`, edit it, and use --answers")
         return 1
+    if inference.doubled:
+        message = (f"the inferred cleaner writes {inference.doubled} text(s) or call(s) twice on the samples "
+                   "(one field read as two records, or one call read from two places), so no reading was "
+                   "sure; answer the survey (run without --yes on a terminal), or write the mapping with "
+                   "`trajectory-cleaner inspect SAMPLES --mapping mapping.yml`, edit it, and use --answers; "
+                   "nothing was rendered")
+        if args.json:
+            print(json.dumps({"questions": [], "error": message}, indent=2, ensure_ascii=False))
+        print(f"error: {message}", file=sys.stderr)
+        return 1
     context = {"inspection": structure_summary(inference), "questions": question_lines(inference)}
     return inference.mapping, context
 

@@ -70,11 +70,20 @@ class State:
     output: str = ""
     asked: int = 0  # how many prompts were shown (tests count them)
     inference: Any = None
+    paths: list[str] = field(default_factory=list)  # the samples: the search runs candidates on them
 
     def infer(self):
+        """Re-infer with every answer fixed: the search settles what the samples' outputs can
+        (a records path answered re-reads the samples there), the rest stays a question."""
         from generator.infer import infer_profile
 
-        self.inference = infer_profile(self.profile, source=self.source, answers=self.answers)
+        if not self.paths:
+            self.inference = infer_profile(self.profile, source=self.source, answers=self.answers)
+            return self.inference
+        from generator.infer.search import search
+
+        self.inference = search(self.profile, self.paths, source=self.source, answers=self.answers,
+                                progress=sys.stderr.isatty()).inference
         return self.inference
 
     def mapping(self) -> dict:
@@ -352,7 +361,8 @@ def run_survey(args, samples: list[Path]):
     if not profile.recs:
         say(f"error: no record could be read from {' '.join(args.samples)} (see `trajectory-cleaner inspect`)")
         return 1
-    state = State(profile, args.source, output=args.output, profile_name=args.source_profile)
+    state = State(profile, args.source, output=args.output, profile_name=args.source_profile,
+                  paths=[str(s) for s in samples])
     state.infer()
     result = survey(state, samples)
     if result is None:

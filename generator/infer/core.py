@@ -157,6 +157,9 @@ class Inference:
     questions: list[Decision]  # the decisions below CONFIDENT; empty when everything is sure
     profile: Profile
     native_source: str | None  # e.g. "pi" when Letta supports the format natively
+    # texts and calls the mapping's cleaner writes twice on the samples (measured by the search):
+    # an output no reading of the records should have, so `new --yes` refuses it
+    doubled: int = 0
 
     def to_dict(self) -> dict:
         return {

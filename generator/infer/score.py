@@ -23,6 +23,9 @@ from generator.infer.trial import Samples, Trial
 
 FALLBACK_TIMES = "timestamps from the session fallback"
 POSITION_LINKS = "results linked to the oldest unanswered call"
+# one call read twice (a message's `tool_calls` and a copy of them elsewhere in it): the runtime
+# renames the second id, so the output holds the call twice
+RENAMED_CALLS = "duplicate call ids renamed"
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,7 @@ class Score:
     failed: int  # sessions or runs that failed (the whole trial counts 1 when the runtime refused it)
     lost: int  # distinct prose texts of the samples found in no output record
     dropped: int  # calls and results the cleaner counted as dropped
-    doubled: int  # prose texts written in more than one record of a session
+    doubled: int  # prose texts written in more than one record of a session, and calls written twice
     lonely: int  # sessions without a user record or without an assistant record
     untimed: int  # records whose time is the session's fallback
     by_position: int  # results linked to the oldest unanswered call
@@ -56,7 +59,8 @@ def score(trial: Trial, mapping: dict, samples: Samples) -> Score:
         failed=1 if trial.failed else 0,
         lost=_lost(mapping, samples, _output_text(written)),
         dropped=sum(n for what, n in trial.skips.items() if any(reason in what for reason in LOSING_SKIPS)),
-        doubled=sum(_doubled(records) for records in trial.outputs.values()),
+        doubled=sum(_doubled(records) for records in trial.outputs.values())
+        + sum(n for what, n in trial.skips.items() if RENAMED_CALLS in what),
         lonely=sum(_lonely(records) for records in trial.outputs.values()),
         untimed=sum(n for what, n in trial.skips.items() if FALLBACK_TIMES in what),
         by_position=sum(n for what, n in trial.skips.items() if POSITION_LINKS in what),

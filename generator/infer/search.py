@@ -59,6 +59,7 @@ class Searched:
     inference: Inference
     settled: list[Settled]
     trials: int
+    score: Score | None = None  # the final mapping's, on the samples
 
 
 class _Budget:
@@ -100,6 +101,8 @@ def decide(key: str, current: Candidate, others: list[Candidate]) -> Settled | N
     if ranked[0].score.failed:
         return None  # no candidate's cleaner runs: nothing to choose between
     if len(ranked) == 1:
+        if ranked[0].score.hard != (0, 0, 0, 0):
+            return None  # the same loss whatever the value: the value is not what loses it; not settled
         return Settled(key, current.value, "every candidate writes the same records", field_)
     best, second = ranked[0], ranked[1]
     if best.score.hard < second.score.hard:
@@ -219,11 +222,11 @@ def search(profile: Profile, paths: list[str], *, source: str | None = None, ans
             sys.stderr.write("\r\033[K")
     finally:
         samples.remove()
-    inference = _marked(current.inference, settled)
-    return Searched(inference, list(settled.values()), budget.trials)
+    inference = _marked(current.inference, settled, current.score.doubled)
+    return Searched(inference, list(settled.values()), budget.trials, current.score)
 
 
-def _marked(inference: Inference, settled: dict[str, Settled]) -> Inference:
+def _marked(inference: Inference, settled: dict[str, Settled], doubled: int = 0) -> Inference:
     """The decisions the search took say so: chosen on the samples, with the reason."""
     decisions = []
     for decision in inference.decisions:
@@ -233,4 +236,5 @@ def _marked(inference: Inference, settled: dict[str, Settled]) -> Inference:
                                 f"chosen on the samples' outputs ({verdict.why})", decision.candidates)
         decisions.append(decision)
     questions = [d for d in decisions if d.confidence < CONFIDENT]
-    return Inference(inference.mapping, decisions, questions, inference.profile, inference.native_source)
+    return Inference(inference.mapping, decisions, questions, inference.profile, inference.native_source,
+                     doubled)

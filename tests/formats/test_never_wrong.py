@@ -19,10 +19,9 @@ import pytest
 from .real_support import RealCase, compare_outputs, instant, judge_own, judge_real, real_cases
 from .support import Case, cases
 
-#: Cases that `new --yes` renders wrong with exit 0 at the last commit (def1559), and what differs.
-WRONG_TODAY = {
-    "shared:mini-swe-agent-traj": "fenced mswea_bash_command blocks stay assistant text: no bash calls, "
-                                  "and the next user message is not their result",
+#: Cases that `new --yes` renders wrong with exit 0 at the last commit, and what differs.
+WRONG_TODAY: dict[str, str] = {
+    # (empty since ff4ed3f+: mini-swe-agent's fenced bash blocks written twice are now refused)
 }
 
 

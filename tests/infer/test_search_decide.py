@@ -55,3 +55,40 @@ def test_a_text_written_by_two_records_of_a_session_counts_as_doubled():
 def test_a_session_without_a_user_or_an_assistant_is_lonely():
     assert _lonely([META, USER]) == 1
     assert _lonely([META, USER, {"role": "assistant", "content": "done"}]) == 0
+
+
+def test_a_loss_every_value_shares_settles_nothing():
+    # every role of a kind whose text no rule reads writes the same records: the loss is the
+    # mapping's (no content planned), not the data's, so the value is not taken on that ground
+    here = _candidate("skip", [META, USER], lost=3)
+    other = _candidate("assistant", [META, USER], lost=3)
+    assert decide("kinds[k].role", here, [other]) is None
+
+
+def test_a_call_read_twice_counts_as_doubled(tmp_path):
+    from collections import Counter
+
+    from generator.infer.score import score
+    from generator.infer.trial import Samples
+
+    call = {"role": "assistant", "content": None, "timestamp": "2026-01-01T00:00:01Z",
+            "tool_calls": [{"id": "c1", "name": "ls", "args": "{}"}, {"id": "c1__2", "name": "ls", "args": "{}"}]}
+    trial = Trial(0, {"s.jsonl": [META, USER, call]}, Counter({"duplicate call ids renamed": 1}))
+    mapping = {"input": {"include": ["*.jsonl"]}, "kinds": []}
+    assert score(trial, mapping, Samples(tmp_path, 0)).doubled == 1
+
+
+def test_new_yes_refuses_a_cleaner_that_writes_a_thought_twice(tmp_path):
+    # SWE-agent's history: each step's `thought` is also in its `content`, and the inferred
+    # mapping (today) writes it both as reasoning and as the reply: refused, never rendered
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    raw = Path(__file__).resolve().parents[1] / "fixtures" / "swe_agent" / "traj" / "raw"
+    samples = shutil.copytree(raw, tmp_path / "raw")
+    done = subprocess.run([sys.executable, "-m", "generator", "new", str(samples), "--yes", "-o", str(tmp_path / "p")],
+                          check=False, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 1, done.stderr
+    assert "twice" in done.stderr and not (tmp_path / "p").exists()
