@@ -973,6 +973,46 @@ def _aws_phrase_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> st
     return "aws-secret-access-key"
 
 
+_AWS_VALUE_RE = re.compile(r"[A-Za-z0-9+/]{40}\Z", _FLAGS)
+_CSV_ROWS = 64
+
+
+def _aws_csv_check(text: str, s: int, e: int, m: re.Match[str], p: str) -> list[tuple[str, int, int]] | None:
+    """A CSV whose header names a "Secret access key" column (the IAM console's credentials file), and
+    that column's value in each row below it (the rows with a key id are found by the key id too)."""
+    raw_nl, esc_nl = text.find("\n", e), text.find("\\n", e)
+    nl = "\\n" if esc_nl >= 0 and (raw_nl < 0 or esc_nl < raw_nl) else "\n"  # the header's line end
+    start = max(text.rfind(nl, 0, s) + len(nl), 0) if text.rfind(nl, 0, s) >= 0 else 0
+    start = max(start, text.rfind('"', start, s) + 1)  # inside the JSON string that holds the CSV
+    end = text.find(nl, e)
+    if end < 0:
+        return None
+    header = text[start:end].split(",")
+    col = [i for i, name in enumerate(header) if name.strip(" \t\\").lower() == "secret access key"]
+    if not col or len(header) < 2:
+        return None
+    out: list[tuple[str, int, int]] = []
+    pos = end + len(nl)
+    for _ in range(_CSV_ROWS):
+        stop = text.find(nl, pos)
+        quote = text.find('"', pos, stop if stop >= 0 else len(text))
+        if quote >= 0:  # the string that holds the CSV ends in this row
+            stop = -1
+        row = text[pos:quote if quote >= 0 else stop if stop >= 0 else len(text)]
+        cells = row.split(",")
+        if len(cells) != len(header):
+            break
+        at = pos + sum(len(c) + 1 for c in cells[:col[0]])
+        v = cells[col[0]].strip(" \t").rstrip("\"'\\")  # (the last cell may end its string)
+        at += len(cells[col[0]]) - len(cells[col[0]].lstrip(" \t"))
+        if _AWS_VALUE_RE.match(v) and _categories(v) == 3 and not _is_placeholder(v):
+            out.append(("aws-secret-access-key", at, at + len(v)))
+        if stop < 0:
+            break
+        pos = stop + len(nl)
+    return out or None
+
+
 _PRINTED_RE = re.compile(
     r"(?P<cmd>[^\r\n\\]{0,200}?)(?:\r?\n|\\{1,15}r?\\{0,15}n)[ \t]*(?P<v>[^\s\"'`\\]{8,4096})(?=[\s\"'`\\]|\Z)",
     _FLAGS)

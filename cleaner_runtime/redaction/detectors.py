@@ -64,6 +64,7 @@ from collections.abc import Callable
 
 from .checks import (
     _auth_check,
+    _aws_csv_check,
     _aws_id_check,
     _aws_phrase_check,
     _az_keys_json_check,
@@ -667,6 +668,9 @@ def _build_detectors() -> list[_Det]:
                  r"(?i:ecret)(?P<@@acc>[ _.-]?(?i:access))?[ _.-]?(?i:key)(?![A-Za-z0-9])"
                  r"(?P<@@gap>[^\r\n\"'`\\]{0,60}?)(?<![A-Za-z0-9+/=])(?P<@@s>[A-Za-z0-9+/]{40})(?![A-Za-z0-9+/=])",
                  ("secret",), secret=("s",), check=_aws_phrase_check, lb=_LB))
+        # a CSV header's "Secret access key" column: its values in the rows below
+        add(_Det("aws-secret-access-key", ch, r"(?i:ecret access key)(?=[ \t]*(?:,|" + _NEWLINE + "))",
+                 ("secret access key",), check=_aws_csv_check, lb=_LB))
 
     # ---- generic key/value assignments (last: most specific wins first) ----
     d.extend(_keyword_dets())

@@ -1567,6 +1567,9 @@ def hidden_style_cases(rng: random.Random) -> list[dict]:
                                                     "secretAccessKey": s}}, indent=2), [(aws, s)])
     s = M[aws](rng)
     add("cli", "raw", f"Secret Access Key      {s}\nStatus                 Active", [(aws, s)])
+    s = M[aws](rng)
+    add("csv", "json", f"User name,Secret access key,Console login link\nci-deploy,{s},https://acme.signin.aws.amazon.com/console",
+        [(aws, s)])
 
     # --- JWTs in other shapes ---
     j = _jwt_with(rng, {"alg": "HS256", "typ": "JWT"}, pad=True)

@@ -198,6 +198,8 @@ AWS_SECRET = "kR9/xWq2Lm+Tz7Vb3Nc8Yd1Fh5Jg0Ps6Ua4Ei2Oo"
     (f"| aws_secret_access_key | {AWS_SECRET} |", "| aws_secret_access_key | [REDACTED:aws-secret-access-key] |"),
     (f"The secret access key is {AWS_SECRET}.", "The secret access key is [REDACTED:aws-secret-access-key]."),
     (f"fs.s3a.secret.key={AWS_SECRET}", "fs.s3a.secret.key=[REDACTED:aws-secret-access-key]"),
+    (f"User name,Secret access key\nci,{AWS_SECRET}\n", "User name,Secret access key\nci,[REDACTED:aws-secret-access-key]\n"),
+    (json.dumps(f"User,Secret access key\nci,{AWS_SECRET}"), '"User,Secret access key\\nci,[REDACTED:aws-secret-access-key]"'),
 ])
 def test_aws_secret_access_key_without_its_key_id(text, expected):
     assert Redactor().redact(text) == expected
