@@ -15,7 +15,14 @@ from typing import Any
 from generator.inspect.fieldpaths import get
 from generator.inspect.records import Rec
 from generator.inspect.values import token_like
-from generator.inspect.vocab import DISCRIMINATOR_NAMES, PERSON_WORDS, TOOL_NAME_FIELDS, name_roles, words
+from generator.inspect.vocab import (
+    DISCRIMINATOR_NAMES,
+    META_NAMES,
+    PERSON_WORDS,
+    TOOL_NAME_FIELDS,
+    name_roles,
+    words,
+)
 
 
 def mostly_present(recs: list[Rec], depth: int = 2) -> Counter:
@@ -53,6 +60,16 @@ def _slots(groups: dict[Any, list[Rec]]) -> bool:
     ``spk_0``/``spk_1``) rather than people, who differ from one conversation to the next."""
     files = {r.file for g in groups.values() for r in g}
     return len(files) > 1 and all({r.file for r in g} == files for g in groups.values())
+
+
+def _describes(path: tuple, groups: dict) -> bool:
+    """Whether a field's values say something about a record rather than what it is: a field named
+    for the model, the working directory or the branch (the next session's model is a new value,
+    not a new kind), or values that are paths or addresses (``src/app.py``, ``https://…``)."""
+    joined = "_".join(words(str(path[-1])))
+    if any(joined in names or joined.replace("_", "") in names for names in META_NAMES.values()):
+        return True
+    return all("/" in value or "\\" in value for value in groups)
 
 
 def discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_role: bool,
@@ -105,6 +122,8 @@ def discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_rol
                     vocab < 0.5 and len(groups) > 1
                                                           and all(len(g) == 1 for g in groups.values()))):
                 ok = False  # an id, a tool's name, or a value no two records share: it names, it does not sort
+        if ok and not strong and _describes(path, groups):
+            ok = False  # the model, the directory, a file: values that describe a record, not sort it
         if ok and not strong and vocab < 0.5 and set(words(str(path[-1]))) & PERSON_WORDS and not _slots(groups):
             # people (Slack's user: U07MAYA) told apart by shape alone: a role rule keyed on a person is wrong for
             # the next one. A field named as the speaker (speaker: A/B) is asked about, value by value.
