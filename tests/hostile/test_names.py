@@ -170,11 +170,23 @@ def test_a_crafted_id_equal_to_another_ids_hashed_name_does_not_take_its_file(tm
     from cleaner_runtime.writer import stem_for_key
 
     crafted = stem_for_key(Path(), "x/y").name
-    ids = ["x/y", crafted, crafted + ".jsonl"]
+    ids = ["x/y", crafted, crafted + ".jsonl", crafted.upper()]
     write_ids(tmp_path / "raw", ids)
     code, stdout, stderr = clean(BY_FIELD, tmp_path / "raw", tmp_path / "out")
     assert code == 0, stderr
     assert_bijective(tmp_path / "out", stdout, len(ids))
+
+
+def test_an_id_that_takes_another_ids_hashed_name_first_does_not_share_its_file(tmp_path: Path):
+    # the crafted id comes first and takes "x_y-<hash>": "x/y" must then find another name (a salted digest)
+    from cleaner_runtime.writer import stem_for_key
+
+    crafted = stem_for_key(Path(), "x/y").name
+    write_ids(tmp_path / "raw", [crafted, "x/y"])
+    code, stdout, stderr = clean(BY_FIELD, tmp_path / "raw", tmp_path / "out")
+    assert code == 0, stderr
+    found = assert_bijective(tmp_path / "out", stdout, 2)
+    assert found[0].name == crafted + ".jsonl" and found[1].name.startswith("x_y-")
 
 
 def test_element_labels_with_dots_each_get_their_own_file(tmp_path: Path):
