@@ -17,7 +17,9 @@ one kind of session place. An outcome whose output is still being synced and ren
 
 The outputs written are kept as 8 bytes each (``_mark``: a digest of the path), enough for
 ``check_disk`` to tell at the end of the run that every session counted as written is a file on
-disk of its own (never two in one file, none gone), at a fraction of the memory of their names.
+disk of its own (never two in one file, none gone), at a fraction of the memory of their names;
+up to ``FEW`` are also kept by name, so that a small run (``api.clean_file``, one file per call
+into a folder that may hold a million) checks its own files, not the whole folder.
 Every line printed passes the secret detector (``shown_path``): session keys are input paths and
 ids, which may hold one.
 """
@@ -38,6 +40,7 @@ from .writer import SUFFIX, hidden_name
 WARNINGS_SHOWN = 20  # warnings printed (all are counted)
 LOSING_SHOWN = 5  # sessions losing calls or results named (all are counted)
 PENDING = 64  # outcomes waiting for their output's rename before the oldest is waited for
+FEW = 256  # outputs kept by name, for check_disk to stat each instead of listing their folders
 
 
 class Summary:
@@ -63,6 +66,7 @@ class Summary:
         self.losing_count = 0
         self.folders: set[str] = set()  # of the outputs written, relative to the output folder
         self.marks = array("Q")  # of the outputs written: see _mark
+        self.few: list[str] | None = []  # ... and their paths, while there are at most FEW
         self.hidden = 0  # outputs written under a name that hides a secret (writer.hidden_name)
         self.disk_error: str | None = None  # check_disk's finding
         self.kept_outcomes: list[tuple[Any, Any]] | None = [] if keep else None
@@ -97,6 +101,10 @@ class Summary:
             self.rows += o.rows
             self.folders.add(os.path.dirname(o.output))
             self.marks.append(_mark(o.output))
+            if self.few is not None and len(self.few) < FEW:
+                self.few.append(o.output)
+            else:
+                self.few = None
             self.hidden += hidden_name(o.output)
         if o.error:
             self.failed.append((at, o.error))
@@ -130,6 +138,8 @@ class Summary:
         self.failed.append((at, error))
         if output is not None:
             self.marks.remove(_mark(output))
+            if self.few is not None and output in self.few:
+                self.few.remove(output)
             self.hidden -= hidden_name(output)
 
     def merge(self, other: Summary) -> None:
@@ -139,6 +149,8 @@ class Summary:
         self.rows += other.rows
         self.folders |= other.folders
         self.marks += other.marks
+        both = None if self.few is None or other.few is None else self.few + other.few
+        self.few = both if both is not None and len(both) <= FEW else None
         self.hidden += other.hidden
         self.failed += other.failed
         self.skipped_sessions += other.skipped_sessions
@@ -159,6 +171,10 @@ class Summary:
         """Check that each session counted as written is a file of its own under ``output`` (read
         once the run's writes are settled); if not, ``disk_error`` says how many are not, and the
         run fails: the summary never counts a session that is not on disk."""
+        if self.few is not None and len(self.few) == self.written:  # a small run: each file stat'ed
+            found = sum(os.path.isfile(output / name) for name in set(self.few))
+            self._missing(output, self.written - found)
+            return
         present: set[int] = set()
         for folder in self.folders:
             try:
@@ -166,7 +182,9 @@ class Summary:
             except OSError:
                 continue
             present.update(_mark(os.path.join(folder, name)) for name in entries if name.endswith(SUFFIX))
-        missing = self.written - len(present.intersection(self.marks))
+        self._missing(output, self.written - len(present.intersection(self.marks)))
+
+    def _missing(self, output: Path, missing: int) -> None:
         if missing > 0:
             verb = "is" if missing == 1 else "are"
             self.disk_error = (f"{output}: {missing} of the {self.written} sessions counted as written {verb} not on "
