@@ -12,6 +12,7 @@ reported instead of being handed to code that walks them recursively.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import fnmatch
 import functools
@@ -370,7 +371,10 @@ def detect(path: Path, limits: Limits) -> tuple[str, bool]:
     """The container of a file, from its first non-blank line; and whether to fall back to JSONL.
     Public: inspection decides containers with it, exactly as the cleaner does.
 
-    A first line that is a whole object means JSONL. One that breaks off at its end (``[``,
+    A first line that is a whole object means JSONL, unless it is the file's only line, the file is
+    not named as JSON Lines (``.jsonl``, ``.ndjson``) and the object holds a list of objects: a
+    document written on one line (an export's ``{"messages": [...]}``), read as the document it
+    is. One that breaks off at its end (``[``,
     ``{``, ``{"records": [``) starts a pretty-printed document. One that is broken in its middle
     is a bad JSONL line: reading the file as a document would lose every good line after it. A
     first line that is some other whole value (``[{...}, {...}]`` on one line) is tried as a
@@ -404,8 +408,40 @@ def detect(path: Path, limits: Limits) -> tuple[str, bool]:
     except ValueError:  # invalid UTF-8 or nested too deeply: a bad line, reported as such
         return "jsonl", False
     if isinstance(value, dict):
-        return "jsonl", False
+        if _lines_by_name(path) or not _holds_records(value) or not _only_line(path, limits):
+            return "jsonl", False
+        return "json_object", False  # a document written on one line: its records are in its lists
     return document, True
+
+
+def _lines_by_name(path: Path) -> bool:
+    """Whether the file's name says JSON Lines (``.jsonl``, ``.ndjson``, gzipped or not)."""
+    return any(suffix in (".jsonl", ".ndjson") for suffix in (s.lower() for s in path.suffixes))
+
+
+def _holds_records(value: dict, depth: int = 3) -> bool:
+    """Whether an object holds a list of objects (its records) at most ``depth`` levels down."""
+    for item in value.values():
+        if isinstance(item, list) and item and all(isinstance(v, dict) for v in item):
+            return True
+        if isinstance(item, dict) and depth > 1 and _holds_records(item, depth - 1):
+            return True
+    return False
+
+
+def _only_line(path: Path, limits: Limits) -> bool:
+    """Whether nothing but blanks follows the file's first non-blank line: one object, one line."""
+    with open_bytes(path) as stream, contextlib.suppress(EOFError):
+        seen = False
+        for _ in range(100_000):
+            line = stream.readline(limits.line_bytes)
+            if not line:
+                return True
+            if line.strip(b" \t\r\n\xef\xbb\xbf"):
+                if seen:
+                    return False
+                seen = True
+    return False
 
 
 def _read_jsonl(path: Path, name: str, limits: Limits, span: Span | None = None

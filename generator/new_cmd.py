@@ -199,7 +199,8 @@ def _inferred(args: argparse.Namespace, samples: list[Path]):
                    "`trajectory-cleaner inspect SAMPLES --mapping mapping.yml`, edit it, and use --answers; "
                    "nothing was rendered")
         if args.json:
-            print(json.dumps({"questions": [], "error": message}, indent=2, ensure_ascii=False))
+            print(json.dumps({"questions": [], "doubled": inference.doubled, "error": message}, indent=2,
+                             ensure_ascii=False))
         print(f"error: {message}", file=sys.stderr)
         return 1
     context = {"inspection": structure_summary(inference), "questions": question_lines(inference)}

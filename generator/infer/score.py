@@ -15,6 +15,8 @@ the inferred mapping, never over a person's answer (``decide``).
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -23,9 +25,7 @@ from generator.infer.trial import Samples, Trial
 
 FALLBACK_TIMES = "timestamps from the session fallback"
 POSITION_LINKS = "results linked to the oldest unanswered call"
-# one call read twice (a message's `tool_calls` and a copy of them elsewhere in it): the runtime
-# renames the second id, so the output holds the call twice
-RENAMED_CALLS = "duplicate call ids renamed"
+_RENAMED = re.compile(r"^(?P<id>.+)__\d+$")  # the runtime's name for a call id seen before
 
 
 @dataclass(frozen=True)
@@ -59,8 +59,7 @@ def score(trial: Trial, mapping: dict, samples: Samples) -> Score:
         failed=1 if trial.failed else 0,
         lost=_lost(mapping, samples, _output_text(written)),
         dropped=sum(n for what, n in trial.skips.items() if any(reason in what for reason in LOSING_SKIPS)),
-        doubled=sum(_doubled(records) for records in trial.outputs.values())
-        + sum(n for what, n in trial.skips.items() if RENAMED_CALLS in what),
+        doubled=sum(_doubled(records) + echoed(records) for records in trial.outputs.values()),
         lonely=sum(_lonely(records) for records in trial.outputs.values()),
         untimed=sum(n for what, n in trial.skips.items() if FALLBACK_TIMES in what),
         by_position=sum(n for what, n in trial.skips.items() if POSITION_LINKS in what),
@@ -89,6 +88,23 @@ def _doubled(records: list[dict]) -> int:
     """Texts that two records of one session both write (a thought that is also the message)."""
     seen = Counter(text for record in records[1:] for text in set(_texts(record)))
     return sum(n - 1 for n in seen.values() if n > 1)
+
+
+def echoed(records: list[dict]) -> int:
+    """What one source record was read as twice: a call repeated, renamed, inside one record (a
+    message's ``tool_calls`` and a copy of them elsewhere in it), and a text written by two
+    consecutive records of the same time (a thought that is also the reply). Unlike a text the
+    source itself repeats, no reading of the records should write these."""
+    count = 0
+    for record in records:
+        ids = {call.get("id") for call in record.get("tool_calls") or ()}
+        count += sum(1 for i in ids if isinstance(i, str) and (m := _RENAMED.match(i)) and m["id"] in ids)
+    for before, after in itertools.pairwise(records):
+        text = before.get("content")
+        if (isinstance(text, str) and is_prose(text) and text == after.get("content")
+                and before.get("timestamp") == after.get("timestamp") and before.get("role") != after.get("role")):
+            count += 1
+    return count
 
 
 def _lonely(records: list[dict]) -> int:

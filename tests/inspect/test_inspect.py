@@ -185,5 +185,6 @@ def test_a_one_line_json_object_is_a_document(tmp_path):
     path.write_text(json.dumps({"conversation": {"id": "c1"}, "messages": _msgs(4)}))
     profile = profile_paths([str(path)])
     f = profile.files[0]
-    assert (f.container, f.records_path, f.one_line) == ("json_object", ("messages",), True)
+    # read as the document it is, as the cleaner's auto-detection now reads it: nothing to name
+    assert (f.container, f.records_path, f.one_line) == ("json_object", ("messages",), False)
     assert profile.records == 4
