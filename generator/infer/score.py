@@ -38,6 +38,7 @@ class Score:
     untimed: int  # records whose time is the session's fallback
     by_position: int  # results linked to the oldest unanswered call
     rules: int  # kinds and blocks rules in the mapping
+    echoed: int = 0  # the part of ``doubled`` one source record was read as twice (``echoed``)
 
     @property
     def hard(self) -> tuple:
@@ -60,6 +61,7 @@ def score(trial: Trial, mapping: dict, samples: Samples) -> Score:
         lost=_lost(mapping, samples, _output_text(written)),
         dropped=sum(n for what, n in trial.skips.items() if any(reason in what for reason in LOSING_SKIPS)),
         doubled=sum(_doubled(records) + echoed(records) for records in trial.outputs.values()),
+        echoed=sum(echoed(records) for records in trial.outputs.values()),
         lonely=sum(_lonely(records) for records in trial.outputs.values()),
         untimed=sum(n for what, n in trial.skips.items() if FALLBACK_TIMES in what),
         by_position=sum(n for what, n in trial.skips.items() if POSITION_LINKS in what),

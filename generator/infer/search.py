@@ -222,7 +222,7 @@ def search(profile: Profile, paths: list[str], *, source: str | None = None, ans
             sys.stderr.write("\r\033[K")
     finally:
         samples.remove()
-    inference = _marked(current.inference, settled, current.score.doubled)
+    inference = _marked(current.inference, settled, current.score.echoed)
     return Searched(inference, list(settled.values()), budget.trials, current.score)
 
 
