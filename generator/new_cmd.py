@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from generator.answers import AnswersError, dump_mapping, load_answers
+from generator.paths import shown_inputs
 from generator.render import LossesFound, NothingWritten, RenderError, SessionsFailed, render_new
 
 DESCRIPTION = """\
@@ -126,7 +127,7 @@ def _sessions_failed(args: argparse.Namespace, exc: SessionsFailed) -> int:
         print(json.dumps({"questions": [], "failures": errors or [str(exc)]}, indent=2, ensure_ascii=False))
     print(exc.output.rstrip("\n"), file=sys.stderr)
     where = args.answers or "the mapping"
-    print(f"error: {' '.join(args.samples)}: {exc}; fix the key each error names in {where} (or the samples) "
+    print(f"error: {shown_inputs(args.samples)}: {exc}; fix the key each error names in {where} (or the samples) "
           "and run `new` again; nothing was rendered", file=sys.stderr)
     return 1
 
@@ -157,7 +158,7 @@ def _nothing_written(args: argparse.Namespace, exc: NothingWritten) -> int:
     else:
         fix = ("write the mapping with `trajectory-cleaner inspect SAMPLES --mapping mapping.yml`, change it so "
                "their records are kept, and use --answers")
-    print(f"error: {' '.join(args.samples)}: {exc} (see the summary above), so the project's tests would "
+    print(f"error: {shown_inputs(args.samples)}: {exc} (see the summary above), so the project's tests would "
           f"have nothing to check; give samples that hold a conversation, or {fix}; nothing was rendered", file=sys.stderr)
     return 1
 
@@ -172,7 +173,7 @@ def _inferred(args: argparse.Namespace, samples: list[Path]):
         print(f"error: {exc} (give sample trace files or folders that hold them)", file=sys.stderr)
         return 2
     if not inference.profile.recs:
-        message = f"no record could be read from {' '.join(args.samples)} (see `trajectory-cleaner inspect`)"
+        message = f"no record could be read from {shown_inputs(args.samples)} (see `trajectory-cleaner inspect`)"
         if args.json:
             print(json.dumps({"questions": [], "error": message}, indent=2, ensure_ascii=False))
         print(f"error: {message}", file=sys.stderr)

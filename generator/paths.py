@@ -30,3 +30,11 @@ def runtime_dir() -> Path:
     import cleaner_runtime
 
     return Path(cleaner_runtime.__file__).resolve().parent
+
+
+def shown_inputs(given: list) -> str:
+    """The sample paths a person typed, joined for a message, each with any secret in it redacted
+    (a token in a folder name never reaches the terminal, a report or an error: issue 36 item 7)."""
+    from cleaner_runtime.redaction.names import shown_path
+
+    return " ".join(shown_path(str(g)) for g in given)

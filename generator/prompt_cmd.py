@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from generator.paths import shown_inputs
 from generator.prompt import prompt_from_inference
 
 DESCRIPTION = """\
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc} (give sample trace files or folders that hold them)", file=sys.stderr)
         return 2
     if not inference.profile.recs:
-        print(f"error: no record could be read from {' '.join(args.samples)}", file=sys.stderr)
+        print(f"error: no record could be read from {shown_inputs(args.samples)}", file=sys.stderr)
         return 1
     text = prompt_from_inference(inference, args.samples, source_profile=args.source_profile,
                                  include_samples=args.include_samples)

@@ -27,6 +27,7 @@ import yaml
 from questionary import Choice, Separator
 
 from cleaner_runtime.model import Privacy
+from generator.paths import shown_inputs
 from generator.questions import phrase
 
 PROFILES = ("coding", "support", "research", "ops", "compliance", "generic")
@@ -352,14 +353,14 @@ def run_survey(args, samples: list[Path]):
     from generator.inspect import profile_paths
     from generator.prompt import question_lines, structure_summary
 
-    say(f"Inspecting {' '.join(args.samples)} ...")
+    say(f"Inspecting {shown_inputs(args.samples)} ...")
     try:
         profile = profile_paths([str(s) for s in samples], progress=True)
     except FileNotFoundError as exc:
         say(f"error: {exc} (give sample trace files or folders that hold them)")
         return 2
     if not profile.recs:
-        say(f"error: no record could be read from {' '.join(args.samples)} (see `trajectory-cleaner inspect`)")
+        say(f"error: no record could be read from {shown_inputs(args.samples)} (see `trajectory-cleaner inspect`)")
         return 1
     state = State(profile, args.source, output=args.output, profile_name=args.source_profile,
                   paths=[str(s) for s in samples])

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cleaner_runtime.redaction.names import shown_path
 from generator.inspect.blocks import Blocks, find_blocks
 from generator.inspect.fieldpaths import dotted
 from generator.inspect.fields import profile_fields
@@ -72,7 +73,7 @@ class Profile:
         total = self.records
         fields = [s.to_dict(total, show_values) for p, s in sorted(self.stats.items(), key=lambda kv: dotted(kv[0]))]
         return {
-            "inputs": self.inputs,
+            "inputs": [shown_path(given) for given in self.inputs],
             "sampling": {"budget_bytes": self.budget, "files_found": self.files_total, "files_read": len(self.files),
                          "bytes_total": self.bytes_total,
                          "bytes_read": sum(f.bytes_read for f in self.files), "complete": self.complete},
@@ -88,7 +89,7 @@ class Profile:
             "timestamps": [t.to_dict() for t in self.times],
             "meta": {k: [{**c, "path": dotted(c["path"])} for c in v] for k, v in self.meta.items()},
             "native": None if self.native is None else {"source": self.native.source, "evidence": self.native.evidence},
-            "problems": self.problems,
+            "problems": [shown_path(problem) for problem in self.problems],
             "seconds": round(self.seconds, 3),
         }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from cleaner_runtime.redaction.names import shown_path
 from generator.inspect.fieldpaths import dotted
 from generator.inspect.values import shrink
 from generator.inspect.vocab import DISCRIMINATOR_NAMES, ROLE_FIELD_NAMES
@@ -44,11 +45,12 @@ class FileReport:
 
     def to_dict(self) -> dict:
         return {
-            "path": self.path, "size": self.size, "compressed": self.compressed, "container": self.container,
+            "path": shown_path(self.path), "size": self.size, "compressed": self.compressed, "container": self.container,
             "records_path": dotted(self.records_path) if self.records_path else None,
             "records": self.records, "bad_lines": self.bad_count,
-            "bad_line_examples": [{"where": w, "reason": r} for w, r in self.bad_lines],
-            "bytes_read": self.bytes_read, "read": self.read, "complete": self.complete, "problem": self.problem,
+            "bad_line_examples": [{"where": shown_path(w), "reason": r} for w, r in self.bad_lines],
+            "bytes_read": self.bytes_read, "read": self.read, "complete": self.complete,
+            "problem": shown_path(self.problem) if self.problem else self.problem,
             "document_fields": sorted(map(str, self.envelope)) if self.envelope else [],
         }
 
