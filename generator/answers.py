@@ -118,6 +118,17 @@ def mapping_from(data: dict) -> dict:
     return {key: data[key] for key in MAPPING_KEYS if key in data}
 
 
+def load_yaml(text: str, origin: str) -> Any:
+    """YAML read by the bounded loader (nesting, alias expansion and repeated keys refused while
+    composing): every YAML the generator reads, answers files and typed values alike, goes through
+    it, so no spelling of an alias bomb reaches ``yaml.safe_load``. Raises ``AnswersError`` naming
+    ``origin`` and the line; plain YAML errors are re-raised as ``yaml.YAMLError``."""
+    try:
+        return yaml.load(text, Loader=_UniqueKeys)
+    except _Refused as exc:
+        raise AnswersError(f"{origin}:{exc.mark.line + 1}: {exc.problem}") from None
+
+
 def load_answers(path: str | Path) -> dict:
     """Read a mapping YAML or a rendered project's .copier-answers.yml, and check it (``load_mapping``).
 

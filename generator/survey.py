@@ -138,9 +138,13 @@ def kind_example(state: State, key: str) -> str:
 
 
 def parse_value(text: str) -> Any:
+    """A typed answer read as YAML (lists, numbers), by the bounded loader; text it will not read
+    (invalid YAML, or aliases that expand too far) is kept as the text typed."""
+    from generator.answers import AnswersError, load_yaml
+
     try:
-        return yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError:
+        return load_yaml(text, "answer") if text.strip() else ""
+    except (yaml.YAMLError, AnswersError):
         return text
 
 

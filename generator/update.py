@@ -30,7 +30,7 @@ from pathlib import Path
 import yaml
 
 from generator import TEMPLATE_VERSION
-from generator.answers import AnswersError, load_answers
+from generator.answers import AnswersError, load_answers, load_yaml
 from generator.render import (
     ANSWERS_FILE,
     MANIFEST,
@@ -73,7 +73,7 @@ def set_value(mapping: dict, assignment: str) -> None:
         raise AnswersError(f"--set {assignment!r}: expected KEY=VALUE, e.g. timestamps.fallback=file_mtime")
     key, _, raw = assignment.partition("=")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        value = load_yaml(raw, f"--set {key.strip()}") if raw.strip() else ""
     except yaml.YAMLError:
         value = raw
     node = mapping
@@ -109,9 +109,9 @@ def plan_update(project: Path, fresh: Path, mapping: dict) -> Plan:
     plan = Plan(old_template_version=manifest.get("template_version"))
     old_answers = project / ANSWERS_FILE
     if old_answers.exists():
-        stored = yaml.safe_load(old_answers.read_text(encoding="utf-8")) or {}
+        stored = load_yaml(old_answers.read_text(encoding="utf-8"), str(old_answers)) or {}
         plan.answers_changed = {k: v for k, v in stored.items() if not str(k).startswith("_")} != {
-            k: v for k, v in yaml.safe_load((fresh / ANSWERS_FILE).read_text(encoding="utf-8")).items()
+            k: v for k, v in load_yaml((fresh / ANSWERS_FILE).read_text(encoding="utf-8"), ANSWERS_FILE).items()
             if not str(k).startswith("_")
         }
     new_files = [rel for rel in generated_files(fresh) if rel != ANSWERS_FILE]
@@ -262,8 +262,8 @@ def accept_outputs(project: Path) -> bool:
 
 def stored_prompt_context(project: Path) -> dict:
     try:
-        stored = yaml.safe_load((project / ANSWERS_FILE).read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
+        stored = load_yaml((project / ANSWERS_FILE).read_text(encoding="utf-8"), str(project / ANSWERS_FILE)) or {}
+    except (OSError, yaml.YAMLError, AnswersError):
         return {}
     context = stored.get("prompt_context")
     return context if isinstance(context, dict) else {}
