@@ -34,11 +34,25 @@ def _redacted(text: str) -> str:
     whole, _ = redactor.redact_found(text)
     parts = _SEPARATORS.split(whole)
     if len(parts) == 1:
-        return whole
+        return _after_underscores(redactor, whole) if len(whole) >= PIECE else whole
     for index in range(0, len(parts), 2):  # the pieces (odd indexes hold the separators)
         if len(parts[index]) >= PIECE:
-            parts[index] = redactor.redact_found(parts[index])[0]
+            parts[index] = _after_underscores(redactor, redactor.redact_found(parts[index])[0])
     return "".join(parts)
+
+
+def _after_underscores(redactor: Redactor, piece: str) -> str:
+    """``piece`` with a secret that starts after one of its underscores redacted too: ``_`` joins
+    words in names (``user_ghp_...``) but is no word boundary to the detector, and it cannot be a
+    separator, since tokens hold it themselves (``ghp_``, ``sk_live_``)."""
+    start = piece.find("_")
+    while 0 <= start < len(piece) - PIECE:
+        tail = piece[start + 1:]
+        found = redactor.redact_found(tail)[0]
+        if found != tail:
+            return piece[:start + 1] + found
+        start = piece.find("_", start + 1)
+    return piece
 
 
 def shown_path(path: str | os.PathLike[str]) -> str:

@@ -253,16 +253,17 @@ def test_windows_reserved_input_names_are_not_output_names(tmp_path: Path):
 
 def test_a_session_id_that_holds_a_secret_is_not_a_file_name(tmp_path: Path):
     # issue 36 item 6: the id became the file name verbatim
-    ids = [SECRET, f"user-{SECRET}.1", "plain"]
+    # a token glued by `_` (no word boundary to the detector) is found too
+    ids = [SECRET, f"user-{SECRET}.1", "plain", f"user_{SECRET}"]
     write_ids(tmp_path / "raw", ids)
     code, stdout, stderr = clean(BY_FIELD, tmp_path / "raw", tmp_path / "out")
     assert code == 0, stderr
     found = assert_bijective(tmp_path / "out", stdout, len(ids))
     assert found[2].name == "plain.jsonl"
-    for n in (0, 1):
+    for n in (0, 1, 3):
         assert SECRET not in str(found[n]) and SECRET[:12] not in str(found[n])
         assert re.fullmatch(r"redacted-[0-9a-f]{16}\.jsonl", found[n].name), found[n].name
-    assert "names hidden:      2" in stdout, stdout
+    assert "names hidden:      3" in stdout, stdout
     # stable: a second run names them alike
     assert clean(BY_FIELD, tmp_path / "raw", tmp_path / "out2")[0] == 0
     assert sorted(p.name for p in outputs(tmp_path / "out2")) == sorted(p.name for p in found.values())
