@@ -48,9 +48,10 @@ def _after_underscores(redactor: Redactor, piece: str) -> str:
     start = piece.find("_")
     while 0 <= start < len(piece) - PIECE:
         tail = piece[start + 1:]
-        found = redactor.redact_found(tail)[0]
-        if found != tail:
-            return piece[:start + 1] + found
+        if tail[:1].isalpha():  # tokens start with a letter (ghp_, sk-, xox, AKIA, eyJ); dates do not
+            found = redactor.redact_found(tail)[0]
+            if found != tail:
+                return piece[:start + 1] + found
         start = piece.find("_", start + 1)
     return piece
 
