@@ -120,18 +120,16 @@ def _joint(verdict: Settled) -> bool:
     return all(c.score.hard[1:3] == best.score.hard[1:3] for c in others)
 
 
-def _completed(candidates: Candidate | list[Candidate], key: str, rest: list[Decision], profile: Profile,
-               samples: Samples, source: str | None, fixed: dict, budget: _Budget):
-    """Each candidate scored at its best: with every single change to another open decision tried."""
-    if isinstance(candidates, list):
-        return [_completed(c, key, rest, profile, samples, source, fixed, budget) for c in candidates]
-    best = candidates
+def _completed(candidate: Candidate, key: str, rest: list[Decision], profile: Profile,
+               samples: Samples, source: str | None, fixed: dict, budget: _Budget) -> Candidate:
+    """The candidate scored at its best: with every single change to another open decision tried."""
+    best = candidate
     for other in rest:
         for value in other.candidates:
             if value == other.value or budget.spent():
                 continue
-            trial = _try(profile, samples, source, {**fixed, key: candidates.value, other.key: value}, budget,
-                         candidates.value)
+            trial = _try(profile, samples, source, {**fixed, key: candidate.value, other.key: value}, budget,
+                         candidate.value)
             if trial.score.hard < best.score.hard:
                 best = trial
     return best
@@ -209,8 +207,8 @@ def search(profile: Profile, paths: list[str], *, source: str | None = None, ans
             if verdict is not None and _joint(verdict):
                 rest = [q for q in current.inference.questions if q.key != question.key
                         and q.key not in fixed and not q.key.startswith(NOT_SEARCHED)]
-                here, others = (_completed(c, question.key, rest, profile, samples, source, fixed, budget)
-                                for c in (here, others))
+                here, *others = (_completed(c, question.key, rest, profile, samples, source, fixed, budget)
+                                 for c in (here, *others))
                 verdict = decide(question.key, here, others)
             if verdict is None:
                 unsettled.add(question.key)

@@ -4,23 +4,13 @@ import gzip
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from cleaner_runtime.mapping import MappingError
 from cleaner_runtime.mapping_check import check_mapping
 from generator.answers import AnswersError, load_answers
-
-REPO = Path(__file__).resolve().parents[2]
-MINIMAL = (REPO / "tests" / "validation" / "corpus" / "valid" / "minimal.jsonl").read_bytes()
-
-ANSWERS = """mapping_version: 1
-source: demo
-kinds:
-  - {name: user, match: {role: user}, role: user, content: text}
-  - {name: assistant, match: {role: assistant}, role: assistant, content: text}
-"""
+from tests.hostile.samples import ANSWERS, MINIMAL, REPO
 
 
 def _mapping(content) -> dict:

@@ -22,15 +22,9 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.hostile.samples import ANSWERS, MINIMAL, REPO
+
 LIMIT_MB = 512
-MINIMAL = (REPO / "tests" / "validation" / "corpus" / "valid" / "minimal.jsonl").read_bytes()
-ANSWERS = """mapping_version: 1
-source: demo
-kinds:
-  - {name: user, match: {role: user}, role: user, content: text}
-  - {name: assistant, match: {role: assistant}, role: assistant, content: text}
-"""
 
 pytestmark = pytest.mark.skipif(not hasattr(resource, "RLIMIT_AS") or sys.platform == "darwin",
                                 reason="needs RLIMIT_AS (Linux)")
