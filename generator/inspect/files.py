@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from cleaner_runtime.readers import Limits, detect, open_bytes
+from cleaner_runtime.validate import not_regular
 
 _GLOB_CHARS = set("*?[")
 
@@ -37,7 +38,13 @@ def expand_paths(paths: list[str]) -> tuple[list[tuple[str, Path]], list[str]]:
                 problems.append(f"{candidate}: no such file or folder")
                 continue
             if path.is_dir():
-                items = [(str(item.path), item.path) for item in readers.discover(candidate, ["*"])]
+                skipped: list[tuple[str, str]] = []
+                items = [(str(item.path), item.path) for item in readers.discover(candidate, ["*"], skipped=skipped)]
+                problems.extend(f"{name}: skipped, {reason}" for name, reason in skipped)
+            elif (kind := not_regular(path.stat().st_mode)) is not None:
+                # a FIFO blocks on open and /dev/zero never ends: only regular files are read
+                problems.append(f"{candidate}: not a regular file ({kind}); inspect reads regular files only")
+                continue
             else:
                 items = [(candidate, path)]
             for shown, real in items:

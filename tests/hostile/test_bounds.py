@@ -204,3 +204,32 @@ def test_update_set_with_an_alias_bomb_is_refused_naming_the_key():
 
     with pytest.raises(AnswersError, match=r"--set privacy\.allowlist:\d+: the aliases"):
         set_value({}, "privacy.allowlist=" + BOMB)
+
+
+# ---- inspect reads regular files only, as validate does -----------------------------------------
+
+def _inspect(*args: str, timeout: float = 30) -> subprocess.CompletedProcess:
+    return subprocess.run([PYTHON, "-m", "generator", "inspect", *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
+def test_inspect_refuses_a_named_fifo_instead_of_hanging(tmp_path):
+    # before: inspect opened the FIFO to sniff its first byte and blocked forever
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    done = _inspect(str(fifo), timeout=20)
+    assert done.returncode == 2, done.stderr
+    assert f"{fifo}: not a regular file (a FIFO); inspect reads regular files only" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_inspect_folder_reports_the_special_files_it_skips(tmp_path):
+    # before: a folder's FIFO and /dev/zero link were dropped without a word
+    (tmp_path / "a.jsonl").write_bytes(MINIMAL)
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "zero.jsonl").symlink_to("/dev/zero")
+    done = _inspect(str(tmp_path), "--json", timeout=30)
+    assert done.returncode == 0, done.stderr
+    problems = json.loads(done.stdout)["profile"]["problems"]
+    assert any(str(tmp_path / "pipe.jsonl") in p and "not a regular file" in p for p in problems), problems
+    assert any(str(tmp_path / "zero.jsonl") in p and "not a regular file" in p for p in problems), problems

@@ -169,3 +169,12 @@ def test_gzip_bomb_fixture_is_what_it_says(tmp_path):
         while chunk := stream.read(64 << 20):
             total += len(chunk)
     assert total > 1 << 30
+
+
+def test_inspect_a_symlink_to_dev_zero(tmp_path):
+    link = tmp_path / "zero.jsonl"
+    link.symlink_to("/dev/zero")
+    code, _, err, peak = run_capped("inspect", str(link), timeout=60)
+    _clean_failure(code, err)
+    assert code == 2 and f"{link}: not a regular file (a character device)" in err
+    _report("inspect /dev/zero", peak)
