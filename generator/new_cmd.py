@@ -204,6 +204,15 @@ def _inferred(args: argparse.Namespace, samples: list[Path]):
                              ensure_ascii=False))
         print(f"error: {message}", file=sys.stderr)
         return 1
+    if inference.doubts:
+        message = ("; ".join(inference.doubts) + "; a cleaner cannot read calls out of text, so nothing was "
+                   "rendered: hand the format to a coding agent (`trajectory-cleaner prompt SAMPLES`), or render "
+                   "with --answers and read the calls in cleaner_hooks.py")
+        if args.json:
+            print(json.dumps({"questions": [], "doubts": inference.doubts, "error": message}, indent=2,
+                             ensure_ascii=False))
+        print(f"error: {message}", file=sys.stderr)
+        return 1
     context = {"inspection": structure_summary(inference), "questions": question_lines(inference)}
     return inference.mapping, context
 

@@ -160,6 +160,9 @@ class Inference:
     # texts and calls the mapping's cleaner writes twice on the samples (measured by the search):
     # an output no reading of the records should have, so `new --yes` refuses it
     doubled: int = 0
+    # what the final mapping's output shows no mapping can read right (``actions.actions_in_text``):
+    # sentences; `new --yes` refuses while there is one
+    doubts: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {

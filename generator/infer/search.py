@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cleaner_runtime.mapping import compile_path
+from generator.infer.actions import actions_in_text
 from generator.infer.core import CONFIDENT, Decision, Inference, infer_profile
 from generator.infer.score import Score, score
 from generator.infer.trial import Samples, Trial, run_trial
@@ -221,6 +222,7 @@ def search(profile: Profile, paths: list[str], *, source: str | None = None, ans
     finally:
         samples.remove()
     inference = _marked(current.inference, settled, current.score.echoed)
+    inference.doubts = [doubt for doubt in (actions_in_text(current.trial.outputs),) if doubt]
     return Searched(inference, list(settled.values()), budget.trials, current.score)
 
 
