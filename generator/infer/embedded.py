@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.infer.calls import CallList, args_value, find_call_lists, find_result_lists, norm
+from generator.infer.item_parts import item_ok, item_result, item_time, thought_list
 from generator.infer.links import constant_within_sessions
 from generator.inspect import dotted, get, mapping_path, session_key
 
@@ -49,13 +50,31 @@ def _siblings(records: list[dict], calls: CallList) -> tuple[tuple | None, tuple
     return ((*parent, best_reasoning) if best_reasoning else None), ((*parent, best_text) if best_text else None)
 
 
-def _calls_entry(calls: CallList) -> dict:
-    entry: dict[str, Any] = {"as": "tool_call", "each": mapping_path(calls.path)}
+def _calls_entry(records: list[dict], calls: CallList) -> dict:
+    """The calls of a list; an exchange when each item also keeps its own result (with the item's
+    outcome and time, where it has them)."""
+    result = item_result(records, calls.path)
+    entry: dict[str, Any] = {"as": "tool_exchange" if result else "tool_call", "each": mapping_path(calls.path)}
     if calls.call_id:
         entry["call_id"] = mapping_path(calls.call_id)
     entry["tool_name"] = mapping_path(calls.tool_name)
     if calls.args:
         entry["args"] = mapping_path(calls.args)
+    if result:
+        entry["content"] = mapping_path(result)
+        if (ok := item_ok(records, calls.path)) is not None:
+            entry["ok"] = ok
+    if (time := item_time(records, calls.path)) is not None:
+        entry["timestamp"] = mapping_path(time)
+    return entry
+
+
+def _thoughts_entry(records: list[dict], path: tuple, fields: tuple) -> dict:
+    """One reasoning record per thought object, its text fields joined by a newline, at its own time."""
+    entry: dict[str, Any] = {"as": "reasoning", "each": mapping_path(path),
+                             "field": fields[0] if len(fields) == 1 else {"join": list(fields), "sep": "\n"}}
+    if (time := item_time(records, path)) is not None:
+        entry["timestamp"] = mapping_path(time)
     return entry
 
 
@@ -64,13 +83,17 @@ def _emit_for(records: list[dict], lists: list[CallList]) -> tuple[list[dict], s
     said: list[str] = []
     for calls in lists:
         reasoning, text = _siblings(records, calls)
+        thoughts = None if reasoning else thought_list(records, calls.path[:-1], REASONING_KEYS)
         if reasoning:
             emit.append({"as": "reasoning", "field": mapping_path(reasoning)})
             said.append(f"reasoning `{dotted(reasoning)}`")
+        elif thoughts:
+            emit.append(_thoughts_entry(records, *thoughts))
+            said.append(f"a reasoning record for each of `{dotted(thoughts[0])}`")
         if text:
             emit.append({"as": "text", "field": mapping_path(text)})
             said.append(f"text `{dotted(text)}`")
-        emit.append(_calls_entry(calls))
+        emit.append(_calls_entry(records, calls))
         said.append(f"{calls.calls} call(s) in `{dotted(calls.path)}` (name `{dotted(calls.tool_name)}`"
                     + (f", arguments `{dotted(calls.args)}`" if calls.args else "") + ")")
     return emit, ", ".join(said)

@@ -24,8 +24,8 @@ def test_api_shape(tmp_path):
     assert isinstance(inf, Inference)
     assert {f.name for f in dataclasses.fields(Decision)} == {"key", "value", "confidence", "evidence", "candidates"}
     assert {f.name for f in dataclasses.fields(Inference)} == {"mapping", "decisions", "questions", "profile",
-                                                                "native_source", "doubled"}
-    assert inf.questions == [] and inf.native_source is None and inf.doubled == 0
+                                                                "native_source", "doubled", "doubts"}
+    assert inf.questions == [] and inf.native_source is None and inf.doubled == 0 and inf.doubts == []
     assert inf.mapping["source"] == "support-bot"
     check_mapping(inf.mapping)
     for d in inf.decisions:
