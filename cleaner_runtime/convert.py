@@ -1163,7 +1163,13 @@ class SessionBuilder:
     def result(self, *, content: Any, at: str | None, link: Any = MISSING, ok: bool | None = None,
                tool: Any = MISSING, answers: str | None = None) -> None:
         """One tool result, linked to the call that ``answers`` names (a call this record wrote), else
-        to the call whose source id ``link`` is, else by tool name or order (counted as repairs)."""
+        to the call whose source id ``link`` is, else by tool name or order (counted as repairs).
+        Content that is a list of result blocks (each with its own link and outcome) is those results."""
+        if link is MISSING and answers is None and ok is None and self.c.is_block_list(content):
+            steps = self.c.steps_of(content, "user", at)
+            if any(part is not None and part.kind == "tool_result" for _, part, _, _, _ in steps):
+                self._steps(steps, self.where)
+                return
         self._emit_result(link, self.c.to_text(content), ok, at, self.where, exact=answers, name=tool)
 
     def entries(self, record: dict, entries: list[Entry], role: str, at: str | None) -> None:

@@ -29,6 +29,7 @@ from typing import Any
 from cleaner_runtime.mapping import DEFAULTS, paths_notation
 from cleaner_runtime.mapping import dotted as match_key  # match keys are always dotted strings
 from generator.infer.addressed import addressed_calls
+from generator.infer.calls import ID_KEYS
 from generator.infer.compose import compose
 from generator.infer.crosscheck import (
     prose_in_skipped_kinds,
@@ -40,6 +41,7 @@ from generator.infer.crosscheck import (
 )
 from generator.infer.embedded import adopt_call_lists
 from generator.infer.hidden import hidden_kinds
+from generator.infer.item_parts import STATUS_KEYS, success_values
 from generator.infer.links import constant_within_sessions
 from generator.infer.notes import note_flag
 from generator.infer.notices import templated_notices
@@ -589,7 +591,7 @@ class Inferrer:
             plan.output = [o for o in plan.output if o != label.path]
         if plan.tool_name and plan.args:  # arguments are not message text (a JSON string reads as prose)
             plan.text_fields = [t for t in plan.text_fields if t[1][: len(plan.args)] != plan.args]
-        plan.ok = self.ok_field(usable)
+        plan.ok = self.ok_field(usable, kind.stats)
         return plan
 
     def text_candidates(self, kind: Kind, facts: list[FieldFact]) -> list[tuple[float, tuple, str]]:
@@ -626,7 +628,9 @@ class Inferrer:
                    *[t for t in out if t is not plain[0]]]
         return out
 
-    def ok_field(self, facts: list[FieldFact]) -> dict | None:
+    def ok_field(self, facts: list[FieldFact], stats: dict | None = None) -> dict | None:
+        """A boolean outcome field (``is_error``, ``success``), else a status whose values include a
+        success word (``status: success``): the result's structured outcome, never its text."""
         for f in facts:
             if f.type != "bool" or f.fill < 0.5:
                 continue
@@ -634,6 +638,11 @@ class Inferrer:
                 return {"path": mapping_path(f.path), "negate": True}
             if f.name in OK_TRUE or f.name.replace("_", "") in {n.replace("_", "") for n in OK_TRUE}:
                 return {"path": mapping_path(f.path), "negate": False}
+        for f in facts:
+            if stats is not None and f.type == "string" and f.fill >= 0.5 and f.name in STATUS_KEYS:
+                wins = success_values(getattr(stats.get(f.path), "values", ()) or ())
+                if wins:
+                    return {"path": mapping_path(f.path), "values": wins}
         return None
 
     # -- blocks ----------------------------------------------------------------------------------
@@ -696,7 +705,7 @@ class Inferrer:
         text_names = ["text", "content", "value", "thinking", "reasoning", "output", "result", "summary", "logs",
                       "log", "stdout"]
         text = pick(facts, text_names, types=("string", "array"), min_fill=0.5) or pick(
-            facts, text_names, types=("object",), min_fill=0.5)
+            facts, text_names, types=("object",), min_fill=0.5) or only_string(facts)
         linked_to = [lk for lk in self.p.links if lk.target == f"{site}:{name}" and self.id_link(lk)]
         n = f"{bt.count} `{name}` block(s)"
         output = self.block_output(facts, {tname.path if tname else None, args.path if args else None})
@@ -755,7 +764,7 @@ class Inferrer:
                 spec.get(k) for k in ("tool_name", "args", "call_id")) if v}
             output = self.block_output(facts, taken)
             spec["content"] = mapping_path(output.path if output else ("output",))
-            ok = self.ok_field(facts)
+            ok = self.ok_field(facts, bt.stats)
             if ok:
                 spec["ok"] = ok
             return spec
@@ -794,14 +803,18 @@ class Inferrer:
                 tool = pick(facts, ["tool_name", "name", "function_name", "tool"], types=("string",), min_fill=0.8)
                 if tool and self.p.blocks and (not content or tool.path[: len(content.path)] != content.path):
                     spec["tool_name"] = mapping_path(tool.path)  # no ids: answers the oldest call of that tool
-            ok = self.ok_field(facts)
+            ok = self.ok_field(facts, bt.stats)
             if ok:
                 spec["ok"] = ok
+            held = [p for p in (link, ok and tuple(str(ok["path"]).split("."))) if p]
+            if content and any(p[: len(content.path)] == content.path for p in held):
+                inner = inner_content(facts, content.path, set(held))
+                spec["content"] = mapping_path(inner.path) if inner else spec["content"]
             return spec
         if role in ("reasoning", "text"):
             names = ["thinking", "reasoning", "text", "content", "summary", "value"] if role == "reasoning" else [
                 "text", "content", "value", "output", "result", "logs", "log", "stdout"]
-            text = pick(facts, names, types=("string", "array"), min_fill=0.3)
+            text = pick(facts, names, types=("string", "array"), min_fill=0.3) or only_string(facts)
             if text is None or (role == "reasoning" and text.type == "string" and text.prose < 0.05
                                 and text.tokenish):
                 return {"as": "skip"}
@@ -1449,6 +1462,21 @@ class Inferrer:
 
 
 # -- helpers -----------------------------------------------------------------------------------
+def inner_content(facts: list[FieldFact], holder: tuple, taken: set) -> FieldFact | None:
+    """The one field inside ``holder`` that is neither taken (the link) nor an outcome: a result's text
+    sits beside its link (``data: {useId, parts, status}``), it never holds it."""
+    inside = [f for f in facts if len(f.path) == len(holder) + 1 and f.path[: len(holder)] == holder
+              and f.path not in taken and f.name not in STATUS_KEYS and norm(f.name) not in ID_KEYS and f.type in ("string", "array", "object")
+              and f.fill >= 0.3]
+    return inside[0] if len(inside) == 1 else None
+
+
+def only_string(facts: list[FieldFact]) -> FieldFact | None:
+    """A block's one field, when it is a string under a name that says nothing (``{kind: text, data}``):
+    what else could the block hold but its text."""
+    return facts[0] if len(facts) == 1 and facts[0].type == "string" and facts[0].fill >= 0.5 else None
+
+
 def nonempty(value: Any) -> bool:
     return value is not None and value != "" and value != [] and value != {}
 

@@ -53,7 +53,7 @@ def _siblings(records: list[dict], calls: CallList) -> tuple[tuple | None, tuple
 def _calls_entry(records: list[dict], calls: CallList) -> dict:
     """The calls of a list; an exchange when each item also keeps its own result (with the item's
     outcome and time, where it has them)."""
-    result = item_result(records, calls.path)
+    result = item_result(records, calls.path, tuple(p for p in (calls.tool_name, calls.args, calls.call_id) if p))
     entry: dict[str, Any] = {"as": "tool_exchange" if result else "tool_call", "each": mapping_path(calls.path)}
     if calls.call_id:
         entry["call_id"] = mapping_path(calls.call_id)

@@ -68,14 +68,16 @@ def _text_below(node: Any, depth: int = 0) -> tuple | None:
     return None
 
 
-def item_result(records: list[dict], path: tuple) -> tuple | None:
-    """Where each call item keeps its own result's text (``result.0.functionResponse.response.output``)."""
+def item_result(records: list[dict], path: tuple, call: tuple = ()) -> tuple | None:
+    """Where each call item keeps its own result's text (``result.0.functionResponse.response.output``);
+    ``call`` holds the item paths of the call itself (its name, arguments), never the result."""
     items = _items(records, path)
+    own = {p[0] for p in call if p}
     found = []
     for item in items:
-        named = [k for k in item if norm(k) in RESULT_KEYS and norm(k) not in ARG_KEYS]
-        # else the one nested value that is not the arguments: a result under a name of its own
-        nested = [k for k in item if isinstance(item[k], (dict, list)) and norm(k) not in ARG_KEYS]
+        named = [k for k in item if norm(k) in RESULT_KEYS and norm(k) not in ARG_KEYS and k not in own]
+        # else the one nested value that is not the call: a result under a name of its own
+        nested = [k for k in item if isinstance(item[k], (dict, list)) and norm(k) not in ARG_KEYS and k not in own]
         keys = named or (nested if len(nested) == 1 else [])
         below = _text_below(item[keys[0]]) if keys else None
         found.append(None if below is None else (keys[0], *below))
@@ -106,12 +108,16 @@ def item_ok(records: list[dict], path: tuple) -> dict | None:
     """An item's outcome: a status whose values include a success word (``status: success``)."""
     items = _items(records, path)
     for key in STATUS_KEYS:
-        values = {item[k] for item in items for k in item if norm(k) == key and isinstance(item[k], str)}
-        wins = sorted(v for v in values if v.lower() in SUCCESS)
+        wins = success_values(item[k] for item in items for k in item if norm(k) == key)
         if wins:
             field = next(k for item in items for k in item if norm(k) == key)
             return {"path": field, "values": wins}
     return None
+
+
+def success_values(values) -> list[str]:
+    """The values of a status field that say the call succeeded, sorted; [] when none does."""
+    return sorted({v for v in values if isinstance(v, str) and v.lower() in SUCCESS})
 
 
 def thought_list(records: list[dict], parent: tuple, names: set[str]) -> tuple | None:
