@@ -473,6 +473,11 @@ class Inferrer:
                            f"`{dotted(best)}` is the longest"
             out["records_path"] = self.decide("input.records_path", value, conf, evidence,
                                               [mapping_path(c) for c in choices if c != best])
+        if children := [c for c, _ in Counter(c for f in self.p.files for c in f.children).most_common()]:
+            out["children"] = self.decide(
+                "input.children", [mapping_path(c) for c in children], 0.85,
+                f"records hold their replies in `{dotted(children[0])}` (objects of the same shape): each read "
+                "as a record of its own, after its parent")
         out["include"] = self.include()
         bad = sum(f.bad_count for f in self.p.files)
         out["invalid_lines"] = self.decide(
@@ -1448,7 +1453,11 @@ class Inferrer:
                 if any(get(r.data, best["path"]) is None and get(r.data, other["path"]) is not None
                        for r in self.p.recs) and not self.sessions_have(best["path"]):
                     chosen.append(other["path"])
-            out[key] = self.decide(f"meta.{key}", [mapping_path(c) for c in chosen], 0.9,
+            paths = [mapping_path(c) for c in chosen]
+            if outside:  # some documents name it beside their records: where a session's records do not
+                paths.append(self.document_path(outside[0]["path"]))
+                self.document_used.append(f"`{dotted(outside[0]['path'])}`")
+            out[key] = self.decide(f"meta.{key}", paths, 0.9,
                                    f"`{dotted(best['path'])}` (in {best['fill']:.0%} of records)",
                                    [[mapping_path(c["path"])] for c in cands[1:3]])
         return out

@@ -16,6 +16,7 @@ from generator.inspect.documents import Partial, grouped_records, nested_key, re
 from generator.inspect.fieldpaths import get
 from generator.inspect.files import detect_container, first_byte, first_line_longer, open_input
 from generator.inspect.jsonl import expand_lines, read_jsonl
+from generator.inspect.nesting import with_children
 from generator.inspect.records import FileReport, Keep, Rec
 from generator.inspect.values import human_size, shrink, type_name
 
@@ -194,6 +195,7 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
         report = FileReport(shown, 0, container="unreadable", problem=f"cannot read ({exc})")
         return report, []
     report.records = getattr(records, "parsed", len(records))
+    records, report.children = with_children(list(records))
     if report.envelope is not None:
         for rec in records:
             rec.envelope = report.envelope

@@ -35,6 +35,7 @@ class FileReport:
     mtime: float = 0.0
     problem: str | None = None
     one_line: bool = False  # a document written on one line (the cleaner must be told it is one)
+    children: list = field(default_factory=list)  # keys of nested replies read as records (``nesting``)
     envelope: dict | None = field(default=None, repr=False)  # the JSON object without its record list
     grouped: bool = False  # the records path steps through groupings (lists of lists), not sessions
 
