@@ -3,8 +3,9 @@
 Why: a person who owns the traces knows what a record is ("the customer's message", "a tool's
 result") and which zone their times were written in; they should not have to know that the
 answer is spelt ``kinds[type=x].role: tool_result``. Each decision key names a kind of question;
-this module words it, and words each candidate as the outcome it has. The mapping key is still
-shown, small, for people who will write ``--answers`` files.
+this module words it, and words each candidate as the outcome it has. With samples to try them on,
+the survey shows each candidate as what it writes instead (generator/choices.py); these words
+remain the question's title and the options when there are no samples.
 
 Contract: ``phrase(decision, examples)`` -> ``Phrased(question, options)``, where ``options`` are
 ``(label, value)`` in the decision's order (best guess first) and ``examples`` maps a field path
