@@ -30,7 +30,7 @@ from questionary import Choice, Separator
 
 from cleaner_runtime.model import Privacy
 from generator.paths import shown_inputs
-from generator.questions import phrase
+from generator.questions import phrase, summary_line
 
 PROFILES = ("coding", "support", "research", "ops", "compliance", "generic")
 CUSTOM = "<custom>"
@@ -264,10 +264,12 @@ def ask_questions(asker: Asker) -> None:
 
 
 def summary_lines(state: State) -> list[str]:
+    """Every decision in the data's words (generator.questions.summary_line), and how sure it is."""
+    examples = field_examples(state)
     lines = []
     for d in state.inference.decisions:
-        mark = "answered" if d.key in state.answers else f"{d.confidence:.2f}"
-        lines.append(f"  {d.key} = {shorten(show_value(d.value), 70)}  ({mark})")
+        mark = "your answer" if d.key in state.answers else f"sure {d.confidence:.0%}"
+        lines.append(f"  {summary_line(d, examples)}  ({mark})")
     return lines
 
 
@@ -276,7 +278,7 @@ def ask_summary(asker: Asker) -> None:
     state = asker.state
     while True:
         say("")
-        say("The mapping (decision = value (confidence)):")
+        say("What the cleaner will do:")
         for line in summary_lines(state):
             say(line)
         choice = asker.select("Does this look right?", [
@@ -291,7 +293,7 @@ def ask_summary(asker: Asker) -> None:
             continue
         decisions = state.inference.decisions
         picked = asker.select("Which decision?", [
-            *[Choice(f"{d.key} = {shorten(show_value(d.value), 50)}", value=i) for i, d in enumerate(decisions)],
+            *[Choice(shorten(summary_line(d), 90), value=i) for i, d in enumerate(decisions)],
             Separator(), Choice("back", value=BACK)])
         if picked != BACK:
             state.answers[decisions[picked].key] = ask_decision(asker, decisions[picked])

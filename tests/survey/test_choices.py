@@ -78,3 +78,13 @@ def test_a_candidate_that_writes_no_session_names_the_skip():
     summary = "sessions skipped:  1\n  /tmp/x/chat.jsonl: no assistant record (sessions.without_assistant: skip)\n"
     choices = describe("k", [("a", None, _trial(USER)), ("b", None, Trial(0, {}, summary=summary))])
     assert choices.options[1].label == "writes no session (no assistant record (sessions.without_assistant: skip))"
+
+
+def test_summary_lines_name_the_records_and_outcomes_not_mapping_keys():
+    from generator.questions import summary_line
+
+    emit = Decision("kinds[type=step].emit", [{"as": "reasoning", "field": "thought"}, {"as": "text", "field": "content"}],
+                    0.9, "", [])
+    path = Decision("input.records_path", None, 0.95, "", [])
+    assert summary_line(emit) == "records with type=step: hold reasoning from `thought`, then text from `content`"
+    assert summary_line(path) == "where the records are (none: each line or document is a record)"
