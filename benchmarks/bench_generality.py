@@ -192,10 +192,10 @@ def survey_case(target: Target, work: Path, limit: int = 12) -> dict:
             asked += 1
             picked = answer(target, offered)
             if picked is None:
+                where = f"at {offered.where}" if offered.working else "(every choice's cleaner fails)"
                 return {"case": target.case, "questions": None,
                         "why": f"question {asked} ({phrase(question).question} {question.key}): no choice "
-                               f"writes the expected record at {offered.where}: "
-                               + " | ".join(o.label for o in offered.options)}
+                               f"writes the expected record {where}: " + " | ".join(o.label for o in offered.options)}
             state.answers[question.key] = picked.value
         state.infer()
     right, why = render_answers(state.mapping(), target, work)

@@ -10,13 +10,14 @@ any session, is described for each: its role, its shortened and redacted text, i
 Contract: ``offer(decision, profile, paths, source=, answers=)`` returns ``Choices``: ``options`` in
 the decision's order (its value first), one per distinct output (candidates writing the same
 output are one option, naming all their values), each with the words to show and the trial, or
-the reason its trial fails. ``settled`` is true when at most one option writes anything: the
-question need not be asked. At most ``MAX_VALUES`` values are tried; texts are cut to ``WIDTH``.
+the reason its trial fails. ``settled`` is true when exactly one option writes anything: the
+question need not be asked (not when every candidate fails). At most ``MAX_VALUES`` values are tried; texts are cut to ``WIDTH``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,7 @@ from generator.infer.trial import Samples, Trial, run_trial
 MAX_VALUES = 6  # candidate values tried per question: each is one search on the samples
 WIDTH = 70  # characters of one text shown
 _Position = tuple[str, int]  # output file, record index
+_TRIAL_ROOT = re.compile(r"\S*trajectory-cleaner-trial-[^/\s]+/")  # the samples' temporary copy: not the user's
 
 
 @dataclass
@@ -59,8 +61,10 @@ class Choices:
 
     @property
     def settled(self) -> bool:
-        """At most one output is possible: nothing for a person to choose."""
-        return len(self.working) <= 1
+        """One output is possible (the other candidates write the same, or their cleaners fail):
+        nothing for a person to choose. When every candidate fails, it is not settled: the
+        person sees why each fails and may type a value of their own."""
+        return len(self.working) == 1
 
 
 def offer(decision: Any, profile: Any, paths: list[str], *, source: str | None = None,
@@ -140,7 +144,7 @@ def _label(option: Option, position: _Position | None, working: list[Option]) ->
 def _failure(trial: Trial) -> str:
     """Why a candidate's cleaner cannot be chosen: its error, or what it skipped instead of writing."""
     if trial.errors:
-        return f"its cleaner fails: {_short(trial.errors[0], 120)}"
+        return f"its cleaner fails: {_short(_TRIAL_ROOT.sub('', trial.errors[0]), 120)}"
     if trial.skips:
         what, count = trial.skips.most_common(1)[0]
         return f"writes no session ({count} x {_short(what, 100)})"

@@ -192,8 +192,10 @@ def ask_decision(asker: Asker, decision, *, intro: str = "", offered: Any = Fals
     phrased = phrase(decision, field_examples(state))
     if offered is False:
         offered = state.offer(decision)
-    as_outputs = offered is not None and bool(offered.where)
-    if as_outputs:
+    as_outputs = offered is not None and bool(offered.where or not offered.working)
+    if as_outputs and not offered.working:
+        say("  No choice gives a cleaner that writes the samples; why each fails:")
+    elif as_outputs:
         say(f"  Where the choices differ ({offered.where}), each writes:")
         options = [(option.label, option.value) for option in offered.options]
     else:
@@ -240,8 +242,7 @@ def settle(state: State, decision, offered) -> bool:
     that output is taken, and the person is told so in one line."""
     if offered is None or not offered.settled:
         return False
-    working = offered.working
-    value = working[0].value if working else decision.value
+    value = offered.working[0].value
     say(f"  {phrase(decision).question} Every choice writes the same records: settled, not asked.")
     state.answers[decision.key] = value
     return True

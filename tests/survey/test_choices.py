@@ -88,3 +88,11 @@ def test_summary_lines_name_the_records_and_outcomes_not_mapping_keys():
     path = Decision("input.records_path", None, 0.95, "", [])
     assert summary_line(emit) == "records with type=step: hold reasoning from `thought`, then text from `content`"
     assert summary_line(path) == "where the records are (none: each line or document is a record)"
+
+
+def test_when_every_candidate_fails_the_question_is_not_settled():
+    failed = Trial(2, errors=["error: /tmp/trajectory-cleaner-trial-ab12/s1.jsonl:3: no assistant record"])
+    choices = describe("kinds[type=x].role", [("user", None, failed), ("skip", None, Trial(0, {}))])
+    assert not choices.settled and choices.working == []
+    assert [o.label for o in choices.options] == ["its cleaner fails: error: s1.jsonl:3: no assistant record",
+                                                  "writes no session"]
