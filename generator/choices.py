@@ -77,13 +77,24 @@ def offer(decision: Any, profile: Any, paths: list[str], *, source: str | None =
             values.append(value)
     samples = Samples.copy(paths)
     try:
-        tried = []
-        for value in values:
-            inference = search(profile, paths, source=source, answers={**answers, decision.key: value}).inference
-            tried.append((value, inference, run_trial(inference.mapping, samples)))
+        tried = [_tried(decision.key, value, profile, paths, source, answers, samples) for value in values]
     finally:
         samples.remove()
     return describe(decision.key, tried)
+
+
+_REJECTED = (ValueError, TypeError, KeyError, AttributeError)  # inference refusing a value it cannot plan with
+
+
+def _tried(key: str, value: Any, profile: Any, paths: list[str], source: str | None, answers: dict,
+           samples: Samples) -> tuple[Any, Any, Trial]:
+    """One value: the search with it fixed and its mapping's trial; a value inference cannot plan
+    with is a failed trial that says why, never an exception that ends the survey."""
+    try:
+        inference = search(profile, paths, source=source, answers={**answers, key: value}).inference
+    except _REJECTED as exc:
+        return value, None, Trial(2, errors=[f"inference: {exc.__class__.__name__}: {exc}"])
+    return value, inference, run_trial(inference.mapping, samples)
 
 
 def describe(key: str, tried: list[tuple[Any, Any, Trial]]) -> Choices:
@@ -228,7 +239,7 @@ def try_value(key: str, value: Any, profile: Any, paths: list[str], *, source: s
             Mapping.load(infer_profile(profile, source=source, answers=fixed).mapping)
             return None
         inference = search(profile, paths, source=source, answers=fixed).inference
-    except (MappingError, ValueError, TypeError, KeyError, AttributeError) as exc:
+    except (MappingError, *_REJECTED) as exc:
         return _short(f"{exc.__class__.__name__}: {exc}", 160)
     samples = Samples.copy(paths)
     try:

@@ -96,3 +96,21 @@ def test_when_every_candidate_fails_the_question_is_not_settled():
     assert not choices.settled and choices.working == []
     assert [o.label for o in choices.options] == ["its cleaner fails: error: s1.jsonl:3: no assistant record",
                                                   "writes no session"]
+
+
+def test_a_value_inference_cannot_plan_with_is_a_failed_choice_not_a_crash(monkeypatch):
+    import generator.choices as choices_module
+
+    real = choices_module.search
+
+    def refusing(profile, paths, *, source=None, answers=None):
+        if answers.get("kinds[speaker=A].role") == "assistant":
+            raise TypeError("unhashable type: 'list'")
+        return real(profile, paths, source=source, answers=answers)
+
+    monkeypatch.setattr(choices_module, "search", refusing)
+    profile = profile_paths([str(AMBIGUOUS)])
+    decision = Decision("kinds[speaker=A].role", "user", 0.5, "two speakers", ["assistant"])
+    choices = offer(decision, profile, [str(AMBIGUOUS)])
+    assert choices.settled and choices.working[0].value == "user"
+    assert choices.options[1].label == "its cleaner fails: inference: TypeError: unhashable type: 'list'"
