@@ -3,8 +3,9 @@
 Why: a person who owns the traces knows what a record is ("the customer's message", "a tool's
 result") and which zone their times were written in; they should not have to know that the
 answer is spelt ``kinds[type=x].role: tool_result``. Each decision key names a kind of question;
-this module words it, and words each candidate as the outcome it has. The mapping key is still
-shown, small, for people who will write ``--answers`` files.
+this module words it, and words each candidate as the outcome it has. With samples to try them on,
+the survey shows each candidate as what it writes instead (generator/choices.py); these words
+remain the question's title and the options when there are no samples.
 
 Contract: ``phrase(decision, examples)`` -> ``Phrased(question, options)``, where ``options`` are
 ``(label, value)`` in the decision's order (best guess first) and ``examples`` maps a field path
@@ -58,6 +59,8 @@ def _short(value: Any, limit: int = 60) -> str:
 
 
 def _field_label(value: Any, examples: dict[str, Any]) -> str:
+    if value is None or value == []:
+        return "(none: each line or document is a record)"
     paths = value if isinstance(value, list) else [value]
     shown = " then ".join(f"`{p if isinstance(p, str) else '.'.join(map(str, p))}`" for p in paths)
     first = paths[0] if paths else None
@@ -65,6 +68,23 @@ def _field_label(value: Any, examples: dict[str, Any]) -> str:
     if key in examples:
         return f"{shown}, e.g. {_short(examples[key])}"
     return shown or "(none)"
+
+
+PART_WORDS = {"text": "text", "reasoning": "reasoning", "tool_call": "tool calls", "tool_result": "tool results",
+              "tool_exchange": "tool calls with their results"}
+
+
+def _emit_label(parts: list) -> str:
+    """An emit list as what one record is written as: "reasoning from `thought`, then text from `content`"."""
+    words = []
+    for part in parts:
+        if not isinstance(part, dict):
+            words.append(_short(part, 30))
+            continue
+        where = part.get("field") or part.get("each")
+        shown = PART_WORDS.get(part.get("as"), str(part.get("as")))
+        words.append(f"{shown} from `{where}`" if isinstance(where, str) else shown)
+    return ", then ".join(words) or "nothing"
 
 
 def phrase(decision: Any, examples: dict[str, Any] | None = None) -> Phrased:
@@ -78,6 +98,8 @@ def phrase(decision: Any, examples: dict[str, Any] | None = None) -> Phrased:
             label = ROLE_OUTCOMES.get(value, value)
         elif key.endswith((".content", "timestamps.fields", "input.records_path", "session.field")):
             label = _field_label(value, examples)
+        elif key.endswith(".emit") and isinstance(value, list):
+            label = _emit_label(value)
         elif key.endswith(".as") and isinstance(value, str):
             label = {"text": "text of the message", "reasoning": "reasoning", "tool_call": "a tool call",
                      "tool_result": "a tool's result", "tool_exchange": "a tool call with its result",
@@ -86,3 +108,39 @@ def phrase(decision: Any, examples: dict[str, Any] | None = None) -> Phrased:
             label = _short(value)
         options.append((label, value))
     return Phrased(question, options)
+
+
+TOPICS = {
+    "source": "source name", "source_profile": "Lerim source profile", "input.container": "file format",
+    "input.records_path": "where the records are", "input.include": "files read", "input.invalid_lines":
+    "unreadable lines", "input.document_key": "the document's own fields", "session.by": "one session is",
+    "session.field": "session field", "timestamps.fields": "time field", "timestamps.format": "time format",
+    "timestamps.timezone": "time zone", "timestamps.fallback": "records with no time",
+    "unknown_kinds": "records of a kind not seen in the samples", "tools.error_prefix": "a failed tool's result starts with",
+    "tools.linkage": "results linked to calls", "tools.orphan_results": "a result with no earlier call",
+    "blocks.type_field": "content block type field",
+}
+_KIND = re.compile(r"^kinds\[(?P<match>.*)\]\.(?P<part>\w+)$")
+_BLOCK = re.compile(r"^blocks\.types\[(?P<type>.*)\]\.as$")
+_META = re.compile(r"^meta\.(?P<field>\w+)$")
+
+
+def subject(key: str) -> str:
+    """What a decision is about, in the data's words: the records it concerns, not its mapping key."""
+    if key in TOPICS:
+        return TOPICS[key]
+    if match := _KIND.match(key):
+        part = {"role": "are", "content": "text in", "emit": "hold"}.get(match["part"], match["part"])
+        return f"records with {match['match'] or 'any kind'}: {part}"
+    if match := _BLOCK.match(key):
+        return f"content blocks of type {match['type']}"
+    if match := _META.match(key):
+        return f"session {match['field'].replace('_', ' ')} from"
+    return key
+
+
+def summary_line(decision: Any, examples: dict[str, Any] | None = None) -> str:
+    """One decision for the survey's summary: its subject and its value as the outcome it has."""
+    label = phrase(decision, examples).options[0][0]
+    return f"{subject(decision.key)} {_short(label, 70)}" if subject(decision.key).endswith(
+        (" are", " in", " hold", " from")) else f"{subject(decision.key)}: {_short(label, 70)}"

@@ -1,7 +1,9 @@
 """The interactive survey of `trajectory-cleaner new`: ask only what inference could not settle.
 
-Order: the open questions one by one (each with the kind's count and a shortened, redacted
-example, candidates ranked by inference), then one summary of everything inference was sure of
+Order: the open questions one by one, each a choice between outputs (generator/choices.py: for
+the first record where the candidates' outputs differ, what each would write; a question whose
+candidates all write the same is settled without asking; no mapping keys or YAML on screen;
+"type another value" is checked at once and asked again with the reason), then one summary of everything inference was sure of
 (confirm, or pick one decision to change), privacy settings, the Lerim source profile, where to
 write, and a preview produced by running the rendered cleaner itself. From the preview the
 person can go back, change one answer, see the preview again, and confirm. Every answer is a
@@ -28,7 +30,7 @@ from questionary import Choice, Separator
 
 from cleaner_runtime.model import Privacy
 from generator.paths import shown_inputs
-from generator.questions import phrase
+from generator.questions import phrase, summary_line
 
 PROFILES = ("coding", "support", "research", "ops", "compliance", "generic")
 CUSTOM = "<custom>"
@@ -72,12 +74,17 @@ class State:
     asked: int = 0  # how many prompts were shown (tests count them)
     inference: Any = None
     paths: list[str] = field(default_factory=list)  # the samples: the search runs candidates on them
+    known: dict = field(default_factory=dict, repr=False)  # answers (as JSON) -> the search's inference
 
     def infer(self):
         """Re-infer with every answer fixed: the search settles what the samples' outputs can
         (a records path answered re-reads the samples there), the rest stays a question."""
         from generator.infer import infer_profile
 
+        known = self.known.get(_answers_key(self.answers))
+        if known is not None:
+            self.inference = known
+            return known
         if not self.paths:
             self.inference = infer_profile(self.profile, source=self.source, answers=self.answers)
             return self.inference
@@ -87,6 +94,25 @@ class State:
                                 progress=sys.stderr.isatty()).inference
         return self.inference
 
+    def offer(self, decision):
+        """The decision's choices between outputs (generator.choices), or None without samples.
+        The search each choice ran is kept: taking that choice needs no second search."""
+        if not self.paths:
+            return None
+        from generator.choices import offer
+
+        offered = offer(decision, self.profile, self.paths, source=self.source, answers=self.answers)
+        for option in offered.options:
+            for value in option.values:
+                self.known[_answers_key({**self.answers, decision.key: value})] = option.inference
+        return offered
+
+    def check(self, key: str, value: Any) -> str | None:
+        """Why a typed value cannot be used (inference or its cleaner fails with it), or None."""
+        from generator.choices import try_value
+
+        return try_value(key, value, self.profile, self.paths, source=self.source, answers=self.answers)
+
     def mapping(self) -> dict:
         mapping = json.loads(json.dumps(self.inference.mapping))
         if self.profile_name:
@@ -94,6 +120,10 @@ class State:
         if self.privacy:
             mapping["privacy"] = {**mapping.get("privacy", {}), **self.privacy}
         return mapping
+
+
+def _answers_key(answers: dict) -> str:
+    return json.dumps(answers, sort_keys=True, default=str)
 
 
 class Asker:
@@ -148,24 +178,42 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def ask_decision(asker: Asker, decision, *, intro: str = "") -> Any:
-    """One decision: its candidates (best first), or a typed value."""
+def ask_decision(asker: Asker, decision, *, intro: str = "", offered: Any = False) -> Any:
+    """One decision as a choice between what each candidate makes the cleaner write (the first
+    record where their outputs differ), or a typed value, checked at once and asked again with
+    the reason when it cannot be used. Without samples to try them on, the candidates in words."""
     state = asker.state
-    detail = kind_example(state, decision.key)
     say("")
     if intro:
         say(intro)
-    phrased = phrase(decision, field_examples(state))
+    detail = kind_example(state, decision.key)
     if detail:
         say(f"  {detail}")
-    say(f"  why it is open: {decision.evidence}")
-    say(f"  (mapping key: {decision.key})")
-    choices = [Choice(label, value=i) for i, (label, _) in enumerate(phrased.options)]
+    phrased = phrase(decision, field_examples(state))
+    if offered is False:
+        offered = state.offer(decision)
+    as_outputs = offered is not None and bool(offered.where or not offered.working)
+    if as_outputs and not offered.working:
+        say("  No choice gives a cleaner that writes the samples; why each fails:")
+    elif as_outputs:
+        say(f"  Where the choices differ ({offered.where}), each writes:")
+        options = [(option.label, option.value) for option in offered.options]
+    else:
+        say(f"  why it is open: {decision.evidence}")
+        options = phrased.options
+    choices = [Choice(f"({chr(97 + i)}) {label}" if as_outputs else label, value=i)
+               for i, (label, _) in enumerate(options)]
     choices += [Separator(), Choice("type another value", value=CUSTOM)]
-    picked = asker.select(phrased.question, choices, default=0, instruction="(arrows, enter)")
-    if picked == CUSTOM:
-        return parse_value(asker.text(f"{decision.key} (YAML value):", validate=lambda s: bool(s.strip()) or "type a value"))
-    return phrased.options[picked][1]
+    while True:
+        picked = asker.select(phrased.question, choices, default=0, instruction="(arrows, enter)")
+        if picked != CUSTOM:
+            return options[picked][1]
+        value = parse_value(asker.text(f"Your own value (as in a mapping file, for {decision.key}):",
+                                       validate=lambda s: bool(s.strip()) or "type a value"))
+        problem = state.check(decision.key, value)
+        if problem is None:
+            return value
+        say(f"  {shorten(show_value(value), 60)} cannot be used: {problem}. Choose again.")
 
 
 def field_examples(state: State) -> dict[str, Any]:
@@ -182,26 +230,47 @@ def field_examples(state: State) -> dict[str, Any]:
     return examples
 
 
+def next_question(state: State, seen: set[str]):
+    """The open question the survey asks next (the first not answered or asked yet), or None;
+    the benchmark's scripted answerer walks the questions through this too."""
+    pending = [q for q in state.inference.questions if q.key not in state.answers and q.key not in seen]
+    return (pending[0], len(pending)) if pending else (None, 0)
+
+
+def settle(state: State, decision, offered) -> bool:
+    """A question whose candidates all write the same output (or all but one fail) is not asked:
+    that output is taken, and the person is told so in one line."""
+    if offered is None or not offered.settled:
+        return False
+    value = offered.working[0].value
+    say(f"  {phrase(decision).question} Every choice writes the same records: settled, not asked.")
+    state.answers[decision.key] = value
+    return True
+
+
 def ask_questions(asker: Asker) -> None:
     """Ask every open question; answers are forced and inference re-run after each."""
     state = asker.state
     seen: set[str] = set()
     for _ in range(200):
-        pending = [q for q in state.inference.questions if q.key not in state.answers and q.key not in seen]
-        if not pending:
+        q, total = next_question(state, seen)
+        if q is None:
             return
-        q = pending[0]
         seen.add(q.key)
-        total = len(pending)
-        state.answers[q.key] = ask_decision(asker, q, intro=f"Inference is not sure ({total} open question(s)):")
+        offered = state.offer(q)
+        if not settle(state, q, offered):
+            state.answers[q.key] = ask_decision(asker, q, intro=f"Inference is not sure ({total} open question(s)):",
+                                                offered=offered)
         state.infer()
 
 
 def summary_lines(state: State) -> list[str]:
+    """Every decision in the data's words (generator.questions.summary_line), and how sure it is."""
+    examples = field_examples(state)
     lines = []
     for d in state.inference.decisions:
-        mark = "answered" if d.key in state.answers else f"{d.confidence:.2f}"
-        lines.append(f"  {d.key} = {shorten(show_value(d.value), 70)}  ({mark})")
+        mark = "your answer" if d.key in state.answers else f"sure {d.confidence:.0%}"
+        lines.append(f"  {summary_line(d, examples)}  ({mark})")
     return lines
 
 
@@ -210,7 +279,7 @@ def ask_summary(asker: Asker) -> None:
     state = asker.state
     while True:
         say("")
-        say("The mapping (decision = value (confidence)):")
+        say("What the cleaner will do:")
         for line in summary_lines(state):
             say(line)
         choice = asker.select("Does this look right?", [
@@ -225,7 +294,7 @@ def ask_summary(asker: Asker) -> None:
             continue
         decisions = state.inference.decisions
         picked = asker.select("Which decision?", [
-            *[Choice(f"{d.key} = {shorten(show_value(d.value), 50)}", value=i) for i, d in enumerate(decisions)],
+            *[Choice(shorten(summary_line(d), 90), value=i) for i, d in enumerate(decisions)],
             Separator(), Choice("back", value=BACK)])
         if picked != BACK:
             state.answers[decisions[picked].key] = ask_decision(asker, decisions[picked])

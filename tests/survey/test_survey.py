@@ -121,8 +121,12 @@ def _spawn(args: list[str], cwd: Path):
 
 def test_real_command_in_a_pseudo_terminal(tmp_path):
     child = _spawn(["new", str(AMBIGUOUS), "-o", str(tmp_path / "cleaner")], tmp_path)
-    child.expect_exact("(mapping key: kinds[speaker=A].role)")
+    # the question shows what each choice writes, in the data's words, never the mapping key
+    child.expect_exact("Where the choices differ")
     child.expect_exact("What are these records?")
+    child.expect_exact('(a) user text "The nightly export job failed again')
+    child.expect_exact('(b) assistant text "The nightly export job failed again')
+    assert "mapping key" not in child.before and "kinds[" not in child.before
     child.send(ENTER)
     # A answered as the user, B's role follows from the samples' outputs (a chat needs its
     # assistant): the search settles it, so it is not asked
@@ -166,3 +170,41 @@ def pexpect_eof():
     import pexpect
 
     return pexpect.EOF
+
+
+def drive_on_samples(keys: str, samples: Path, output: Path):
+    """As `new` runs the survey: with the samples' paths, so questions are choices between outputs."""
+    state = State(profile_paths([str(samples)]), None, output=str(output), paths=[str(samples)])
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        inp.send_text(keys)
+        inp.close()
+        result = survey(state, [samples], Asker(state))
+    return state, result
+
+
+def test_a_typed_value_that_cannot_work_is_refused_at_once_and_asked_again(tmp_path, capsys):
+    keys = (UP + ENTER + "no-such-role" + ENTER    # speaker A: type another value, one no cleaner accepts
+            + DOWN + ENTER                         # asked again: (b) A's records written as assistant text
+            + ENTER * 5)                           # summary, privacy, profile, output, render
+    state, result = drive_on_samples(keys, AMBIGUOUS, tmp_path / "out")
+    mapping, _ = result
+    said = capsys.readouterr().err
+    assert "no-such-role cannot be used: its cleaner fails" in said
+    assert "Choose again" in said
+    assert state.answers["kinds[speaker=A].role"] == "assistant"
+    roles = {k["match"]["speaker"]: k["role"] for k in mapping["kinds"] if "speaker" in k.get("match", {})}
+    assert roles == {"A": "assistant", "B": "user"}
+
+
+def test_a_question_whose_choices_write_the_same_records_is_settled_unasked(capsys):
+    from generator.choices import describe
+    from generator.infer.core import Decision
+    from generator.infer.trial import Trial
+    from generator.survey import settle
+
+    same = Trial(0, {"s.jsonl": [{"role": "meta", "source": "x"}, {"role": "user", "content": "hi"}]})
+    offered = describe("timestamps.timezone", [("UTC", None, same), ("Etc/UTC", None, same)])
+    state = State(profile_paths([str(CLEAR)]), None)
+    assert settle(state, Decision("timestamps.timezone", "UTC", 0.5, "no zone", ["Etc/UTC"]), offered)
+    assert state.answers == {"timestamps.timezone": "UTC"} and state.asked == 0
+    assert "settled, not asked" in capsys.readouterr().err
