@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .shapes import ShapeError, Shaping, is_tagged
+from .shapes import ShapeError, Shaping, is_tagged, node_map
 
 try:  # the optional fast extra (requirements-fast.txt); the records read are the same without it
     import orjson
@@ -213,7 +213,8 @@ def _find_record_list(document: dict, records_path: tuple | None) -> tuple[list 
     list_, problem = _record_list_at(document, records_path)
     if list_ is None or records_path:
         return list_, problem, tuple(records_path or ())
-    return list_, problem, next((k,) for k, v in document.items() if v is list_)
+    return list_, problem, next((k,) for k, v in document.items()
+                                if v is list_ or (node_map(v) and list(v.values()) == list_))
 
 
 def _record_list_at(document: dict, records_path: tuple | None) -> tuple[list | None, str]:
@@ -238,6 +239,8 @@ def _record_list_at(document: dict, records_path: tuple | None) -> tuple[list | 
         for key, value in document.items()
         if isinstance(value, list) and value and all(isinstance(item, dict) for item in value)
     ]
+    if not candidates:  # no list: an object of records by their id (shapes.node_map) is the list
+        candidates = [(key, list(value.values())) for key, value in document.items() if node_map(value)]
     if len(candidates) == 1:
         return candidates[0][1], ""
     if not candidates:
@@ -659,8 +662,19 @@ def _read_document(
         if records is None:
             yield BadLine(Where(name, 0), problem)
             return
+        more = shaping.more if shaping is not None else ()
+        if more:
+            records = list(records)
+            for more_path in more:  # input.more_records: the lists that continue the conversation
+                extra, problem = _record_list_at(document, more_path)
+                if extra is None:
+                    yield BadLine(Where(name, 0), problem.replace("input.records_path", "input.more_records"))
+                else:
+                    records.extend(extra)
         if document_key:
             envelope = without_path(document, found)
+            for more_path in more:
+                envelope = without_path(envelope, more_path)
     elif isinstance(document, list):
         records = document
     else:

@@ -186,7 +186,8 @@ class Cleaner:
             def transform(document: Any, container: str) -> Any:
                 ctx = DocumentContext(str(item.path), container)
                 return self.hooks.transform_document(document, ctx, outcome.skip)
-        shaping = Shaping.from_settings(settings.tagged, settings.unflatten, settings.decode)
+        shaping = Shaping.from_settings(settings.tagged, settings.unflatten, settings.decode,
+                                        compile_paths(settings.more_records))
         for entry in read_records(item, settings.container, path, self.limits, settings.document_key,
                                   transform, span, shaping):
             if isinstance(entry, BadLine):

@@ -9,6 +9,8 @@ proposes it from what the samples hold; ``inspect`` reads through these same fun
 - ``input.unflatten``: an object whose keys are dotted paths with list indices
   (``messages.0.role``) is the flattened form of a tree: it is rebuilt, indices as lists in
   numeric order (``10`` after ``9``), before its records are looked for.
+- ``input.more_records``: the conversation goes on in other lists of the document (a request's
+  messages, then the reply's): their records are read after those at ``input.records_path``.
 - ``input.decode``: the named keys of a document (or line) hold JSON written as a string
   (``"{\\"messages\\": [...]}"``): each is parsed where it is, before the records are looked for.
 
@@ -40,16 +42,25 @@ class Shaping:
     value: str = "value"  # input.tagged.value
     unflatten: bool = False
     decode: tuple[str, ...] = ()
+    more: tuple[tuple, ...] = ()  # input.more_records, compiled: lists read after the records_path one
 
     @classmethod
-    def from_settings(cls, tagged: Any = None, unflatten: bool = False, decode: Any = None) -> Shaping | None:
-        """The rules of ``input.tagged`` / ``input.unflatten`` / ``input.decode``; None when all are off."""
+    def from_settings(cls, tagged: Any = None, unflatten: bool = False, decode: Any = None,
+                      more: tuple[tuple, ...] = ()) -> Shaping | None:
+        """The rules of ``input.tagged`` / ``unflatten`` / ``decode`` / ``more_records``; None when all are off."""
         tag = value = None
         if isinstance(tagged, dict):
             tag, value = tagged.get("tag"), tagged.get("value")
-        if not tag and not unflatten and not decode:
+        if not tag and not unflatten and not decode and not more:
             return None
-        return cls(tag or None, value or "value", bool(unflatten), tuple(decode or ()))
+        return cls(tag or None, value or "value", bool(unflatten), tuple(decode or ()), tuple(more))
+
+    @classmethod
+    def from_input(cls, settings: dict[str, Any]) -> Shaping | None:
+        """The rules of a mapping's ``input`` section as a plain dict (the generator's readers)."""
+        from .mapping import compile_paths
+        return cls.from_settings(settings.get("tagged"), bool(settings.get("unflatten")), settings.get("decode"),
+                                 compile_paths(settings.get("more_records")))
 
     def record(self, value: Any) -> Any:
         """``value`` (a line, or the whole document) with the rules applied; raises ShapeError for
@@ -108,7 +119,9 @@ def flattened(value: Any) -> bool:
 def unflatten(flat: dict[str, Any]) -> dict[str, Any]:
     """The tree a flattened object stands for: ``{"a.0.b": 1}`` -> ``{"a": [{"b": 1}]}``.
 
-    Objects whose keys are all list indices become lists, ordered by number. A key whose place is
+    Objects whose keys are all list indices become lists, ordered by number; when every element
+    of such a list is wrapped in the same one key (``messages.0.message.role``), the list holds
+    what the wrappers hold (``messages[0].role``). A key whose place is
     taken (``a`` holds a value and ``a.b`` another) means the object is no flattened tree: it is
     returned as written, so nothing is lost. One
     pass over the keys and one over the tree built: linear in the object's size."""
@@ -155,7 +168,7 @@ def _listed(root: dict) -> dict:
                 else:
                     target[key] = made
                 if isinstance(made, list):
-                    ordered = _BRANCH((k, child[k]) for k in sorted(child, key=int))
+                    ordered = _BRANCH((k, _unwrapped(child[k], _wrapper(child))) for k in sorted(child, key=int))
                     stack.append((ordered, made, None))
                 else:
                     stack.append((child, made, None))
@@ -164,6 +177,21 @@ def _listed(root: dict) -> dict:
             else:
                 target[key] = child
     return out
+
+
+def _wrapper(items: dict) -> str | None:
+    """The one key every element of a rebuilt list is wrapped in (``messages.0.message.role``:
+    ``message``), when there is one: a name the same for every element tells nothing, and the
+    list's elements are what it wraps."""
+    keys = {next(iter(item)) if item.__class__ is _BRANCH and len(item) == 1 else None for item in items.values()}
+    key = keys.pop() if len(keys) == 1 else None
+    if key is None or any(items[k][key].__class__ is not _BRANCH for k in items):
+        return None
+    return key
+
+
+def _unwrapped(item: Any, key: str | None) -> Any:
+    return item[key] if key is not None else item
 
 
 def decode_keys(record: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
@@ -207,3 +235,12 @@ def _holds_objects(value: Any) -> bool:
     if isinstance(value, list):
         return bool(value) and all(isinstance(item, dict) for item in value)
     return isinstance(value, dict) and any(_holds_objects(item) for item in value.values() if isinstance(item, list))
+
+
+def node_map(value: Any) -> bool:
+    """Whether an object is a record list written as a map (a conversation's ``mapping`` of
+    message nodes): two or more objects, most of them (80 %) holding their own key as a field."""
+    if not isinstance(value, dict) or len(value) < 2 or not all(isinstance(v, dict) for v in value.values()):
+        return False
+    own = sum(1 for k, v in value.items() if any(inner == k for inner in v.values() if isinstance(inner, str)))
+    return own >= 0.8 * len(value)
