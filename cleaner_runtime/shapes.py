@@ -168,7 +168,8 @@ def _listed(root: dict) -> dict:
                 else:
                     target[key] = made
                 if isinstance(made, list):
-                    ordered = _BRANCH((k, _unwrapped(child[k], _wrapper(child))) for k in sorted(child, key=int))
+                    wrapper = _wrapper(child)  # once a list: asked per element, it would be quadratic
+                    ordered = _BRANCH((k, _unwrapped(child[k], wrapper)) for k in sorted(child, key=int))
                     stack.append((ordered, made, None))
                 else:
                     stack.append((child, made, None))
