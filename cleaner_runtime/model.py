@@ -88,6 +88,10 @@ class Input(Section):
     invalid_lines: str = "skip"
     document_key: str | None = None
     children: Any = dc.field(default_factory=list)  # paths of records nested in records
+    tagged: Any = None  # {tag, value}: a [name, payload] line or element is one record (shapes.py)
+    unflatten: bool = False  # dotted keys with list indices are rebuilt as the tree they flatten
+    decode: list[str] = dc.field(default_factory=list)  # keys whose JSON strings are parsed where they are
+    more_records: Any = dc.field(default_factory=list)  # paths of lists read after the records_path one
 
 
 @dc.dataclass(frozen=True)

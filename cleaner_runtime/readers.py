@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .shapes import ShapeError, Shaping, is_tagged, node_map
+
 try:  # the optional fast extra (requirements-fast.txt); the records read are the same without it
     import orjson
 except ImportError:
@@ -211,7 +213,8 @@ def _find_record_list(document: dict, records_path: tuple | None) -> tuple[list 
     list_, problem = _record_list_at(document, records_path)
     if list_ is None or records_path:
         return list_, problem, tuple(records_path or ())
-    return list_, problem, next((k,) for k, v in document.items() if v is list_)
+    return list_, problem, next((k,) for k, v in document.items()
+                                if v is list_ or (node_map(v) and list(v.values()) == list_))
 
 
 def _record_list_at(document: dict, records_path: tuple | None) -> tuple[list | None, str]:
@@ -236,6 +239,8 @@ def _record_list_at(document: dict, records_path: tuple | None) -> tuple[list | 
         for key, value in document.items()
         if isinstance(value, list) and value and all(isinstance(item, dict) for item in value)
     ]
+    if not candidates:  # no list: an object of records by their id (shapes.node_map) is the list
+        candidates = [(key, list(value.values())) for key, value in document.items() if node_map(value)]
     if len(candidates) == 1:
         return candidates[0][1], ""
     if not candidates:
@@ -247,6 +252,7 @@ def _record_list_at(document: dict, records_path: tuple | None) -> tuple[list | 
 def read_records(
     item: InputFile, container: str = "auto", records_path: tuple | None = None, limits: Limits | None = None,
     document_key: str | None = None, transform: Transform | None = None, span: Span | None = None,
+    shaping: Shaping | None = None,
 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     """Yield ``(where, record)`` for every JSON object, and ``BadLine`` for what is not one.
 
@@ -263,6 +269,9 @@ def read_records(
 
     ``span``: only the lines that start in that byte range of a plain JSON Lines file
     (``jsonl_spans``), their line numbers counted from the span's first line.
+
+    ``shaping`` (``input.tagged`` / ``unflatten`` / ``decode``, ``shapes.Shaping``): each line, or
+    the whole document, is given the shape of records before they are looked for.
     """
     limits = limits or Limits()
     name = str(item.path)
@@ -275,7 +284,7 @@ def read_records(
             if span is not None and (kind != "jsonl" or transform is not None or records_path):
                 raise ValueError(f"{name}: a byte range of a file that is not plain JSON Lines")
             lines = _read_table(item.path, name, TABLES[kind], limits) if kind in TABLES else \
-                _read_jsonl(item.path, name, limits, span)
+                _read_jsonl(item.path, name, limits, span, shaping)
             if transform is not None:
                 lines = _transformed_lines(item.path, name, lines, kind, transform, limits)
             if kind == "jsonl" and records_path and records_path[0] == STAR:
@@ -283,7 +292,8 @@ def read_records(
             else:
                 yield from lines
         else:
-            yield from _read_document(item.path, name, kind, records_path, limits, fallback, document_key, transform)
+            yield from _read_document(item.path, name, kind, records_path, limits, fallback, document_key, transform,
+                                      shaping)
     except (OSError, EOFError, zlib.error) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{exc.__class__.__name__}: {exc}"
         raise InputError(f"{name}: cannot read ({reason}); fix or remove the file") from exc
@@ -444,12 +454,12 @@ def _only_line(path: Path, limits: Limits) -> bool:
     return False
 
 
-def _read_jsonl(path: Path, name: str, limits: Limits, span: Span | None = None
+def _read_jsonl(path: Path, name: str, limits: Limits, span: Span | None = None, shaping: Shaping | None = None
                 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     # per line, the cheapest way: the place made by tuple.__new__ (no Python call), orjson's record
     # taken here when _fast_record can (_parse_line, a call more, for the rest)
     most = min(limits.depth, _FAST_MAX_BRACKETS)
-    fast = orjson is not None
+    fast = orjson is not None and shaping is None
     with open_bytes(path) as stream:
         compressed = isinstance(stream, gzip.GzipFile)
         number = 0
@@ -496,7 +506,7 @@ def _read_jsonl(path: Path, name: str, limits: Limits, span: Span | None = None
                 if value is not None:
                     yield where, value
                     continue
-            yield _parse_line(raw, where, limits, fast=False)
+            yield _parse_line(raw, where, limits, fast=False, shaping=shaping)
 
 
 # a byte range of a file: the lines that start at or after its first byte, before its second (None: the end)
@@ -563,7 +573,7 @@ def _fast_record(raw: bytes, most: int) -> dict[str, Any] | None:
     return value if value.__class__ is dict else None
 
 
-def _parse_line(raw: bytes, where: Where, limits: Limits, fast: bool = True
+def _parse_line(raw: bytes, where: Where, limits: Limits, fast: bool = True, shaping: Shaping | None = None
                 ) -> tuple[Where, dict[str, Any]] | BadLine:
     """The record of one line, or why there is none; ``fast=False``: ``_fast_record`` has been
     asked already."""
@@ -587,8 +597,14 @@ def _parse_line(raw: bytes, where: Where, limits: Limits, fast: bool = True
         if isinstance(exc, json.JSONDecodeError):
             return BadLine(where, f"invalid JSON ({exc.msg} at column {exc.colno})")
         return BadLine(where, f"invalid JSON ({exc})")
+    if shaping is not None:
+        try:
+            value = shaping.record(value)
+        except ShapeError as exc:
+            return BadLine(where, str(exc))
     if not isinstance(value, dict):
-        return BadLine(where, f"a JSON {json_type(value)}, not an object")
+        hint = "; a [name, object] pair is read as a record with input.tagged" if is_tagged(value) else ""
+        return BadLine(where, f"a JSON {json_type(value)}, not an object{hint}")
     if raw.count(b"{") + raw.count(b"[") > limits.depth and _depth_over(value, limits.depth):
         return BadLine(where, f"nested deeper than {limits.depth} levels")
     return where, value
@@ -600,7 +616,7 @@ def _mb(size: int) -> str:
 
 def _read_document(
     path: Path, name: str, kind: str, records_path: tuple | None, limits: Limits, fallback: bool = False,
-    document_key: str | None = None, transform: Transform | None = None,
+    document_key: str | None = None, transform: Transform | None = None, shaping: Shaping | None = None,
 ) -> Iterator[tuple[Where, dict[str, Any]] | BadLine]:
     with open_bytes(path) as stream:
         data = stream.read(limits.document_bytes + 1)
@@ -615,7 +631,7 @@ def _read_document(
         document = _loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         if fallback:  # not one document after all: read it line by line, keeping the good lines
-            lines = _read_jsonl(path, name, limits)
+            lines = _read_jsonl(path, name, limits, shaping=shaping)
             yield from _transformed_lines(path, name, lines, "jsonl", transform, limits) if transform else lines
         elif isinstance(exc, UnicodeDecodeError):
             yield BadLine(Where(name, 0), f"invalid UTF-8 at byte {exc.start}")
@@ -623,6 +639,13 @@ def _read_document(
             yield BadLine(Where(name, 0), f"invalid JSON document ({exc})")
         return
     deep = data.count(b"{") + data.count(b"[") > limits.depth
+    if shaping is not None:
+        try:
+            document = shaping.document(document)
+        except ShapeError as exc:
+            yield BadLine(Where(name, 0), str(exc))
+            return
+        deep = deep or bool(shaping.decode)  # what a decoded string held was never counted
     if transform is not None:
         document = transform(document, kind)
         if document is None:
@@ -639,8 +662,19 @@ def _read_document(
         if records is None:
             yield BadLine(Where(name, 0), problem)
             return
+        more = shaping.more if shaping is not None else ()
+        if more:
+            records = list(records)
+            for more_path in more:  # input.more_records: the lists that continue the conversation
+                extra, problem = _record_list_at(document, more_path)
+                if extra is None:
+                    yield BadLine(Where(name, 0), problem.replace("input.records_path", "input.more_records"))
+                else:
+                    records.extend(extra)
         if document_key:
             envelope = without_path(document, found)
+            for more_path in more:
+                envelope = without_path(envelope, more_path)
     elif isinstance(document, list):
         records = document
     else:

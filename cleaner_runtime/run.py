@@ -62,6 +62,7 @@ from .readers import (
     read_records,
 )
 from .redaction.names import shown_path
+from .shapes import Shaping
 from .stream import SessionOutput
 from .summary import Summary
 from .trees import flatten_children
@@ -185,8 +186,10 @@ class Cleaner:
             def transform(document: Any, container: str) -> Any:
                 ctx = DocumentContext(str(item.path), container)
                 return self.hooks.transform_document(document, ctx, outcome.skip)
+        shaping = Shaping.from_settings(settings.tagged, settings.unflatten, settings.decode,
+                                        compile_paths(settings.more_records))
         for entry in read_records(item, settings.container, path, self.limits, settings.document_key,
-                                  transform, span):
+                                  transform, span, shaping):
             if isinstance(entry, BadLine):
                 if settings.invalid_lines == "fail":
                     raise SessionFailed(f"{entry.where}: {entry.reason}; set input.invalid_lines: skip to skip such lines")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cleaner_runtime import mapping as runtime_mapping
+from cleaner_runtime.shapes import Shaping
 from generator.render import complete, render_template, run_cleaner
 
 MAX_PREVIEW_BYTES = 8 * 1024 * 1024
@@ -69,7 +70,8 @@ def raw_lines(mapping: dict, files: list[Path], limit: int) -> list[str]:
         try:
             # The records exactly as the cleaner reads them: nested lists unpacked, so the left
             # column shows what each output record came from.
-            for entry in readers.read_records(item, settings["container"], path):
+            for entry in readers.read_records(item, settings["container"], path,
+                                              shaping=Shaping.from_input(settings)):
                 if isinstance(entry, readers.BadLine):
                     lines.append(f"[{entry.where}: {entry.reason}]")
                 else:

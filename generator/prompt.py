@@ -6,6 +6,7 @@ from typing import Any
 
 import jinja2
 
+from cleaner_runtime.shapes import Shaping
 from generator.answers import dump_mapping
 from generator.paths import prompts_dir
 
@@ -142,7 +143,8 @@ def _records_as_read(paths: list[str], mapping: dict, n: int) -> list[dict]:
     for item in files[:50]:
         try:
             read = 0
-            for entry in readers.read_records(item, settings["container"], records_path, limits, document_key):
+            for entry in readers.read_records(item, settings["container"], records_path, limits, document_key,
+                                              shaping=Shaping.from_input(settings)):
                 if isinstance(entry, readers.BadLine):
                     continue
                 for record in flatten(entry[1], children) if children else (entry[1],):

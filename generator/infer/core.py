@@ -47,6 +47,7 @@ from generator.infer.notes import note_flag
 from generator.infer.notices import templated_notices
 from generator.infer.opening import document_opening
 from generator.infer.outcomes import error_text, outcome
+from generator.infer.reading import reading_settings
 from generator.infer.richtext import plain_over_rich
 from generator.infer.roles import decide_role
 from generator.infer.speakers import people_beside_bots, split_by_speaker
@@ -478,6 +479,7 @@ class Inferrer:
                 "input.children", [mapping_path(c) for c in children], 0.85,
                 f"records hold their replies in `{dotted(children[0])}` (objects of the same shape): each read "
                 "as a record of its own, after its parent")
+        out.update(reading_settings(files))  # input.tagged / unflatten / decode, as inspect read the samples
         out["include"] = self.include()
         bad = sum(f.bad_count for f in self.p.files)
         out["invalid_lines"] = self.decide(

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from cleaner_runtime.mapping import compile_path, compile_paths
+from cleaner_runtime.shapes import Shaping
 from generator.infer.calls import call_shape
 from generator.inspect import MEDIA_WORDS, get, words
 
@@ -174,7 +175,7 @@ def _raw_records(mapping: dict, inputs: Path):
     for item in readers.discover(str(inputs), settings["include"]):
         try:
             for entry in readers.read_records(item, settings["container"], records_path, None,
-                                              settings.get("document_key")):
+                                              settings.get("document_key"), shaping=Shaping.from_input(settings)):
                 if isinstance(entry, readers.BadLine):
                     continue
                 where, record = entry

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cleaner_runtime.shapes import decoded
 from generator.infer.calls import norm
 from generator.infer.crosscheck import _kept_text
 from generator.infer.losses import _squash, _windows, is_prose, prose_fields
@@ -57,7 +58,7 @@ def request_fields(documents: list[dict]) -> list[tuple]:
             continue
         values = [get(doc, path) for doc in documents]
         if not all(isinstance(v, str) and is_prose(v) and not v.strip().startswith(("http://", "https://"))
-                   for v in values):
+                   and decoded(v) is v for v in values):  # a string of JSON is a payload, not a request
             continue
         if any(all(_squash(get(doc, path)) == _squash(get(doc, other)) for doc in documents) for other in chosen):
             continue  # the same text under another name (raw_subject beside subject)

@@ -11,6 +11,7 @@ import json
 from collections import Counter
 from typing import Any
 
+from cleaner_runtime.shapes import node_map
 from generator.inspect.vocab import ROLE_FIELD_NAMES, words
 
 DEFINITIONS_ONLY = ("(lists that define the run)",)  # a choice that stands for the lists given way
@@ -37,6 +38,8 @@ def records_in_document(document: Any) -> tuple[list | None, tuple | None, list]
                 visit(value, (*path, key), depth + 1)
 
     visit(document, (), 0)
+    if not found:  # no list: an object of records by their id (a node map), as the cleaner reads it
+        found = [((key,), list(value.values())) for key, value in document.items() if node_map(value)]
     if not found:
         return None, None, []
     found.sort(key=lambda item: (-len(item[1]), len(item[0])))
@@ -141,16 +144,6 @@ def nested_key(elements: list) -> str | None:
         return key
     key, n = maps.most_common(1)[0] if maps else (None, 0)
     return key if key is not None and n >= 0.8 * len(dicts) else None
-
-
-def node_map(value: Any) -> bool:
-    """An object of objects keyed by their own ids (a ChatGPT export's ``mapping`` of message nodes):
-    a record list written as a map, whatever its key is called."""
-    if not isinstance(value, dict) or len(value) < 2 or not all(isinstance(v, dict) for v in value.values()):
-        return False
-    own = sum(1 for k, v in value.items() if any(inner == k for inner in v.values() if isinstance(inner, str)))
-    return own >= 0.8 * len(value)
-
 
 
 def _container_key(elements: list) -> str | None:

@@ -11,8 +11,10 @@ import json
 from pathlib import Path
 
 from cleaner_runtime.readers import without_path
+from cleaner_runtime.shapes import ShapeError
 from generator.inspect.files import open_input
 from generator.inspect.records import FileReport, Keep, Rec
+from generator.inspect.shaping import shape_line
 from generator.inspect.values import human_size, type_name
 
 #: The longest line read: a longer one (a gzip bomb's single line, a log line holding a whole
@@ -65,6 +67,11 @@ def _parse_line(raw: bytes, where: str, report: FileReport, out: list, index: in
         torn = not raw.endswith(b"\n")
         detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
         report.bad(where, "torn last line (no newline)" if torn else f"invalid JSON ({detail})")
+        return
+    try:
+        value = shape_line(report, value)
+    except ShapeError as exc:
+        report.bad(where, str(exc))
         return
     if not isinstance(value, dict):
         report.bad(where, f"a JSON {type_name(value)}, not an object")

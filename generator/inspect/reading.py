@@ -13,11 +13,12 @@ from pathlib import Path
 
 from cleaner_runtime.readers import without_path
 from generator.inspect.documents import Partial, grouped_records, nested_key, records_in_document
-from generator.inspect.fieldpaths import get
+from generator.inspect.fieldpaths import get, mapping_path
 from generator.inspect.files import detect_container, first_byte, first_line_longer, open_input
 from generator.inspect.jsonl import expand_lines, read_jsonl
 from generator.inspect.nesting import with_children
 from generator.inspect.records import FileReport, Keep, Rec
+from generator.inspect.shaping import continued_lists, shape_document
 from generator.inspect.values import human_size, shrink, type_name
 
 
@@ -50,9 +51,18 @@ def _read_document(report: FileReport, path: Path, budget: int, index: int, keep
             report.problem = f"invalid JSON document ({exc})"
             report.bad(report.path, report.problem)
             return []
+        document = shape_document(report, document)
         records, records_path, choices = _chosen_records(document, records_path)
+        group = continued_lists(document, records_path)
+        if len(group) > 1:  # the conversation goes on in other lists: read them all, in document order
+            records_path, records = group[0], [r for at in group for r in get(document, at)]
+            report.shaping["more_records"] = [mapping_path(at) for at in group[1:]]
+            choices = [records_path, *(c for c in choices if c != records_path)]
         if isinstance(document, dict) and records_path:
-            report.envelope = shrink(without_path(document, records_path))
+            envelope = without_path(document, records_path)
+            for at in group[1:]:
+                envelope = without_path(envelope, at)
+            report.envelope = shrink(envelope)
     else:
         report.complete = False
         text = data[:budget].decode("utf-8", errors="ignore")

@@ -38,6 +38,7 @@ class FileReport:
     children: list = field(default_factory=list)  # keys of nested replies read as records (``nesting``)
     envelope: dict | None = field(default=None, repr=False)  # the JSON object without its record list
     grouped: bool = False  # the records path steps through groupings (lists of lists), not sessions
+    shaping: dict = field(default_factory=dict)  # the input.* reading rules the file needs (inspect/shaping.py)
 
     def bad(self, where: str, reason: str) -> None:
         self.bad_count += 1
@@ -49,6 +50,7 @@ class FileReport:
             "path": shown_path(self.path), "size": self.size, "compressed": self.compressed, "container": self.container,
             "records_path": dotted(self.records_path) if self.records_path else None,
             "records": self.records, "bad_lines": self.bad_count,
+            **({"shaping": dict(self.shaping)} if self.shaping else {}),
             "bad_line_examples": [{"where": shown_path(w), "reason": r} for w, r in self.bad_lines],
             "bytes_read": self.bytes_read, "read": self.read, "complete": self.complete,
             "problem": shown_path(self.problem) if self.problem else self.problem,

@@ -13,6 +13,7 @@ from cleaner_runtime.redaction.names import shown_path
 from generator.inspect.examples import example
 from generator.inspect.fieldpaths import dotted
 from generator.inspect.profile import Profile
+from generator.inspect.shaping import shaping_words
 from generator.inspect.values import human_size
 
 
@@ -40,6 +41,8 @@ def report_text(profile: Profile, show_values: bool = False) -> str:
             + (f"; {shown_path(f.problem)}" if f.problem else ""))
         for where, reason in f.bad_lines[:5]:
             add(f"    bad: {shown_path(str(where))}: {reason}")
+        for rule in shaping_words(f.shaping):
+            add(f"    read as: {rule}")
     if len(profile.files) > 30:
         add(f"  ... {len(profile.files) - 30} more file(s)")
     around = sorted({str(k) for r in profile.recs if r.envelope for k in r.envelope})
