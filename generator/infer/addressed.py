@@ -37,7 +37,7 @@ def _addressing_field(inferrer: Any, plan: Any, tool: Any, names: set) -> tuple 
         if not all(v in names for v in _values(plan, path)):
             continue
         elsewhere = [v for other in inferrer.plans if other is not plan and other is not tool
-                     for v in _values(other, path) if v is not None]
+                     for v in _values(other, path) if isinstance(v, str)]  # a list or object names no tool
         if elsewhere and not any(v in names for v in elsewhere):
             return path
     return None

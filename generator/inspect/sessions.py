@@ -7,6 +7,7 @@ Contract: ``find_sessions`` decides from the sampled records, field stats and fi
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,8 @@ def session_key(rec: Rec, session: SessionInfo) -> Any:
         return (rec.file, rec.element)
     if session.by == "field" and session.path:
         value = get(rec.data, session.path)
+        if isinstance(value, (dict, list)):  # a key must be hashable; the runtime reports such an id
+            value = json.dumps(value, sort_keys=True, default=str)
         return (None, value) if value is not None else (rec.file, None)
     return (rec.file, None)
 

@@ -50,3 +50,13 @@ def test_inspect_never_raises_on_any_json_value(tmp_path_factory, records, as_tr
     profile = profile_paths([str(folder)])
     if profile.records:
         search(profile, [str(folder)])
+
+
+def test_a_session_field_holding_a_list_is_profiled(tmp_path):
+    # found by the fuzz test above: session ids '', [] and 0 raised "unhashable type: 'list'" in find_sessions
+    records = [{"id": None, "content": None, "role": None, "session_id": ""}, {"id": None, "session_id": []},
+               {"id": None, "run_type": None, "session_id": 0}, {"id": None, "role": None, "session_id": 0}]
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    profile = profile_paths([str(tmp_path)])
+    assert profile.records == 4
+    assert search(profile, [str(tmp_path)]).inference is not None
