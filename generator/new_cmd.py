@@ -194,27 +194,27 @@ def _inferred(args: argparse.Namespace, samples: list[Path]):
                   "`trajectory-cleaner inspect SAMPLES --mapping mapping.yml`, edit it, and use --answers")
         return 1
     if inference.doubled:
-        message = (f"the inferred cleaner writes {inference.doubled} text(s) or call(s) twice on the samples "
-                   "(one field read as two records, or one call read from two places), so no reading was "
-                   "sure; answer the survey (run without --yes on a terminal), or write the mapping with "
-                   "`trajectory-cleaner inspect SAMPLES --mapping mapping.yml`, edit it, and use --answers; "
-                   "nothing was rendered")
-        if args.json:
-            print(json.dumps({"questions": [], "doubled": inference.doubled, "error": message}, indent=2,
-                             ensure_ascii=False))
-        print(f"error: {message}", file=sys.stderr)
-        return 1
+        return _refused(args, {"doubled": inference.doubled}, (
+            f"the inferred cleaner writes {inference.doubled} text(s) or call(s) twice on the samples "
+            "(one field read as two records, or one call read from two places), so no reading was "
+            "sure; answer the survey (run without --yes on a terminal), or write the mapping with "
+            "`trajectory-cleaner inspect SAMPLES --mapping mapping.yml`, edit it, and use --answers; "
+            "nothing was rendered"))
     if inference.doubts:
-        message = ("; ".join(inference.doubts) + "; a cleaner cannot read calls out of text, so nothing was "
-                   "rendered: hand the format to a coding agent (`trajectory-cleaner prompt SAMPLES`), or render "
-                   "with --answers and read the calls in cleaner_hooks.py")
-        if args.json:
-            print(json.dumps({"questions": [], "doubts": inference.doubts, "error": message}, indent=2,
-                             ensure_ascii=False))
-        print(f"error: {message}", file=sys.stderr)
-        return 1
+        return _refused(args, {"doubts": inference.doubts}, (
+            "; ".join(inference.doubts) + "; a cleaner cannot read calls out of text, so nothing was "
+            "rendered: hand the format to a coding agent (`trajectory-cleaner prompt SAMPLES`), or render "
+            "with --answers and read the calls in cleaner_hooks.py"))
     context = {"inspection": structure_summary(inference), "questions": question_lines(inference)}
     return inference.mapping, context
+
+
+def _refused(args, found: dict, message: str) -> int:
+    """A render refused for what the search measured: the JSON report (with ``found``) and the error."""
+    if args.json:
+        print(json.dumps({"questions": [], **found, "error": message}, indent=2, ensure_ascii=False))
+    print(f"error: {message}", file=sys.stderr)
+    return 1
 
 
 def report(rendered, shown: str) -> int:

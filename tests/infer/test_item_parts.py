@@ -3,14 +3,10 @@ structure and values, on shapes unlike any fixture (issue 35: gemini-cli's thoug
 results inside its toolCalls[] reached no output record)."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 from generator.infer.embedded import REASONING_KEYS
 from generator.infer.item_parts import item_ok, item_result, item_time, thought_list
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.infer.render_support import render_and_clean
 
 
 def _message(n: int, status: str = "done") -> dict:
@@ -64,15 +60,8 @@ def test_new_yes_writes_thoughts_and_exchanges_of_such_items(tmp_path):
             {"speaker": "person", "at": f"2026-03-0{n}T10:00:00Z", "reply": f"Where is order {n}?"},
             _message(n)]}
         (samples / f"c{n}.json").write_text(json.dumps(doc), encoding="utf-8")
-    out = tmp_path / "project"
-    done = subprocess.run([sys.executable, "-m", "generator", "new", str(samples), "--yes", "--source", "shop",
-                           "-o", str(out)], cwd=REPO, capture_output=True, text=True, check=False, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    clean = tmp_path / "clean"
-    ran = subprocess.run([sys.executable, str(out / "clean_to_trajectory_jsonl.py"), "--input", str(samples),
-                          "--output", str(clean)], capture_output=True, text=True, check=False, timeout=120)
-    assert ran.returncode == 0, ran.stderr
-    records = [json.loads(line) for line in (clean / "c1.jsonl").read_text(encoding="utf-8").splitlines()]
+    written = render_and_clean(samples, "shop", tmp_path)
+    records = written["c1.jsonl"]
     assert records[1:] == [
         {"role": "user", "content": "Where is order 1?", "timestamp": "2026-03-01T10:00:00Z"},
         {"role": "reasoning", "content": "Order 1\ncheck the ledger first", "timestamp": "2026-03-01T10:00:02Z"},

@@ -3,13 +3,9 @@ read as records, after their parent (issue 35: librechat-export's `children` wer
 reply's text was lost; its model sits beside the tree in the document)."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 from generator.inspect.nesting import child_lists
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.infer.render_support import render_and_clean
 
 
 def _msg(n: int, who: str, text: str, replies: list | None = None) -> dict:
@@ -33,15 +29,8 @@ def test_new_yes_reads_the_reply_chain_and_the_model_beside_it(tmp_path):
                    _msg(2, "bot", f"Where to, trip {c}?", [_msg(3, "person", "Lisbon", [
                        _msg(4, "bot", "Lisbon it is.")])])])]}
         (samples / f"conv{c}.json").write_text(json.dumps(doc, indent=1), encoding="utf-8")
-    out = tmp_path / "project"
-    done = subprocess.run([sys.executable, "-m", "generator", "new", str(samples), "--yes", "--source", "chats",
-                           "-o", str(out)], cwd=REPO, capture_output=True, text=True, check=False, timeout=300)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    clean = tmp_path / "clean"
-    ran = subprocess.run([sys.executable, str(out / "clean_to_trajectory_jsonl.py"), "--input", str(samples),
-                          "--output", str(clean)], capture_output=True, text=True, check=False, timeout=120)
-    assert ran.returncode == 0, ran.stderr
-    records = [json.loads(line) for line in (clean / "conv2.jsonl").read_text(encoding="utf-8").splitlines()]
+    written = render_and_clean(samples, "chats", tmp_path)
+    records = written["conv2.jsonl"]
     assert [(r["role"], r.get("content")) for r in records[1:]] == [
         ("user", "Plan a trip 2"), ("assistant", "Where to, trip 2?"), ("user", "Lisbon"),
         ("assistant", "Lisbon it is.")]

@@ -3,11 +3,8 @@
 outcome; a result's content was the object holding its link and status)."""
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.infer.render_support import render_and_clean
 
 
 def _session(n: int) -> list[dict]:
@@ -31,17 +28,10 @@ def test_new_yes_reads_text_blocks_and_result_blocks_with_their_outcome(tmp_path
     samples.mkdir()
     for n in (1, 2):
         (samples / f"s{n}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in _session(n)), encoding="utf-8")
-    out = tmp_path / "project"
-    done = subprocess.run([sys.executable, "-m", "generator", "new", str(samples), "--yes", "--source", "vol",
-                           "-o", str(out)], cwd=REPO, capture_output=True, text=True, check=False, timeout=300)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    clean = tmp_path / "clean"
-    ran = subprocess.run([sys.executable, str(out / "clean_to_trajectory_jsonl.py"), "--input", str(samples),
-                          "--output", str(clean)], capture_output=True, text=True, check=False, timeout=120)
-    assert ran.returncode == 0, ran.stderr
+    written = render_and_clean(samples, "vol", tmp_path)
     at = {1: "2025-01-15T13:01:40.000Z", 2: "2025-01-15T13:03:20.000Z"}
     for n, ok, shown in ((1, True, "volume 1: 41% used"), (2, False, "Error: volume 2: 41% used")):
-        records = [json.loads(line) for line in (clean / f"s{n}.jsonl").read_text(encoding="utf-8").splitlines()]
+        records = written[f"s{n}.jsonl"]
         assert records[1:] == [
             {"role": "user", "content": f"Check the disk usage of volume {n}", "timestamp": at[n]},
             {"role": "assistant", "content": "I will look at the volume now.", "timestamp": at[n]},
