@@ -17,6 +17,7 @@ import os
 from typing import Any, NamedTuple
 
 from .model import Mapping, defaults
+from .shapes import decoded
 
 # The mapping's keys, in the order the answers file writes them; its other keys record the render.
 MAPPING_KEYS = (
@@ -101,14 +102,8 @@ def _get_through_strings(record: Any, path: tuple) -> Any:
 
 def _decoded(text: str) -> Any:
     """The JSON object or list a string holds, else MISSING: a path goes on into such a string."""
-    stripped = text.lstrip()
-    if not stripped.startswith(("{", "[")):
-        return MISSING
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return MISSING
-    return value if isinstance(value, (dict, list)) else MISSING
+    value = decoded(text)
+    return MISSING if value is text else value
 
 
 def _selected(node: Any, select: Select) -> Any:

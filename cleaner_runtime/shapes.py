@@ -157,9 +157,9 @@ def _place(root: dict, parts: list[str], value: Any) -> bool:
 def _listed(root: dict) -> dict:
     """The built objects as plain dicts, those keyed by indices only as lists (iteratively)."""
     out: dict = {}
-    stack: list[tuple[Any, Any, Any]] = [(root, out, None)]
+    stack: list[tuple[Any, Any]] = [(root, out)]
     while stack:
-        node, target, _ = stack.pop()
+        node, target = stack.pop()
         for key, child in node.items():
             if child.__class__ is _BRANCH:
                 made: Any = {} if not all(_index(k) for k in child) else []
@@ -170,9 +170,9 @@ def _listed(root: dict) -> dict:
                 if isinstance(made, list):
                     wrapper = _wrapper(child)  # once a list: asked per element, it would be quadratic
                     ordered = _BRANCH((k, _unwrapped(child[k], wrapper)) for k in sorted(child, key=int))
-                    stack.append((ordered, made, None))
+                    stack.append((ordered, made))
                 else:
-                    stack.append((child, made, None))
+                    stack.append((child, made))
             elif isinstance(target, list):
                 target.append(child)
             else:

@@ -1477,8 +1477,8 @@ def inner_content(facts: list[FieldFact], holder: tuple, taken: set) -> FieldFac
     """The one field inside ``holder`` that is neither taken (the link) nor an outcome: a result's text
     sits beside its link (``data: {useId, parts, status}``), it never holds it."""
     inside = [f for f in facts if len(f.path) == len(holder) + 1 and f.path[: len(holder)] == holder
-              and f.path not in taken and f.name not in STATUS_KEYS and norm(f.name) not in ID_KEYS and f.type in ("string", "array", "object")
-              and f.fill >= 0.3]
+              and f.path not in taken and f.name not in STATUS_KEYS and norm(f.name) not in ID_KEYS
+              and f.type in ("string", "array", "object") and f.fill >= 0.3]
     return inside[0] if len(inside) == 1 else None
 
 

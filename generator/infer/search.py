@@ -222,7 +222,8 @@ def search(profile: Profile, paths: list[str], *, source: str | None = None, ans
     finally:
         samples.remove()
     inference = _marked(current.inference, settled, current.score.echoed)
-    inference.doubts = [doubt for doubt in (actions_in_text(current.trial.outputs),) if doubt]
+    doubt = actions_in_text(current.trial.outputs)
+    inference.doubts = [doubt] if doubt else []
     return Searched(inference, list(settled.values()), budget.trials, current.score)
 
 
