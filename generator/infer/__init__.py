@@ -1,12 +1,13 @@
 """Inference: a complete mapping proposed from the profile of sample raw traces.
 
-``core`` holds the kind-by-kind planner; the small modules beside it are rules that each decide
-one thing from the samples' structure, tested on their own (tests/infer/): ``calls`` finds tool
-calls and results in lists anywhere in a record, ``links`` tells real call/result links from
-values that merely repeat, ``losses`` finds what a mapping would drop.
+``core`` is the pipeline (``infer_profile``) over one ``draft.Draft``, a step per part of the mapping in
+a module of its own; the small modules beside them are rules that each decide one thing from the
+samples' structure, tested on their own (tests/infer/): ``calls`` finds tool calls and results in
+lists anywhere in a record, ``links`` tells real call/result links from values that merely repeat,
+``losses`` finds what a mapping would drop; ``search`` scores whole mappings on the samples.
 """
 
-__all__ = ["CONFIDENT", "Decision", "Inference", "Inferrer", "infer", "infer_profile"]
+__all__ = ["CONFIDENT", "Decision", "Inference", "infer", "infer_profile"]
 
 
 def __getattr__(name: str):

@@ -4,7 +4,7 @@ Why: calibrated confidence. The planner skips a kind as bookkeeping when it find
 field; a kind whose text sits in a list (a plan's ``steps``) or deeper holds prose all the same,
 and skipping it loses a structure. A contradicted decision must not pass `--yes`.
 
-Contract: ``prose_in_skipped_kinds(inferrer)``: for every kind skipped for having no text, if its
+Contract: ``prose_in_skipped_kinds(draft)``: for every kind skipped for having no text, if its
 records hold prose, the kind is read as the text role its name gives (confidently, with the
 prose field as its content), or asked about (the name says nothing).
 """
@@ -15,6 +15,8 @@ from collections import Counter
 from typing import Any
 
 from generator.infer.calls import norm
+from generator.infer.draft import Draft
+from generator.infer.fields import kind_names
 from generator.infer.losses import _squash, _windows, prose_fields
 from generator.inspect import dotted, get, mapping_path
 
@@ -46,12 +48,12 @@ def _written_paths(plan: Any) -> list[tuple]:
     return paths
 
 
-def _kept_text(inferrer: Any, document_key: str | None, besides: Any = None) -> str:
+def _kept_text(draft: Draft, document_key: str | None, besides: Any = None) -> str:
     """The text that kept kinds (but ``besides``) write, squashed, for repetition checks: read from
     the fields they write, not from everything their records hold (a model call's prompt repeats
     the question without writing it)."""
     texts: list[str] = []
-    for plan in inferrer.plans:
+    for plan in draft.plans:
         if plan.role in ("skip", "meta") or plan is besides:
             continue
         paths = _written_paths(plan) if plan.role in ("user", "assistant", "reasoning", "tool_result") else [()]
@@ -65,25 +67,25 @@ def _kept_text(inferrer: Any, document_key: str | None, besides: Any = None) -> 
     return _squash("\n".join(texts))
 
 
-def repeats_as_skip(inferrer: Any) -> None:
+def repeats_as_skip(draft: Draft) -> None:
     """A kind whose role is a guess and whose every text repeats what other kinds write (a run's
     closing summary repeating the last answer) is a repeat: skipped, with the reason."""
-    for plan in inferrer.plans:
-        if plan.role in ("skip", "meta") or plan.emit or inferrer.sure(plan):
+    for plan in draft.plans:
+        if plan.role in ("skip", "meta") or plan.emit or draft.sure(plan):
             continue
         texts = [text for rec in plan.kind.recs for _, text in prose_fields(rec.data)]
         if not texts:
             continue
-        kept = _kept_text(inferrer, None, besides=plan)
+        kept = _kept_text(draft, None, besides=plan)
         if all(any(window in kept for window in _windows(text)) for text in texts):
-            inferrer.skip(plan, f"{plan.kind.count} record(s) whose text repeats what "
+            draft.skip(plan, f"{plan.kind.count} record(s) whose text repeats what "
                           "other kinds already write (a closing summary, an echo): skipped and counted")
 
 
-def prose_in_skipped_kinds(inferrer: Any) -> None:
-    document_key = getattr(inferrer, "document_key_name", None)
+def prose_in_skipped_kinds(draft: Draft) -> None:
+    document_key = getattr(draft, "document_key_name", None)
     kept: str | None = None
-    for plan in inferrer.plans:
+    for plan in draft.plans:
         if plan.role != "skip" or GENERIC_SKIP not in plan.evidence:
             continue
         fields: Counter = Counter()
@@ -95,22 +97,22 @@ def prose_in_skipped_kinds(inferrer: Any) -> None:
             texts.extend(text for _, text in found)
         if not fields:
             continue
-        kept = _kept_text(inferrer, document_key) if kept is None else kept
+        kept = _kept_text(draft, document_key) if kept is None else kept
         if all(any(window in kept for window in _windows(text)) for text in texts):
             plan.evidence += "; its text repeats what other kinds already write"
             continue
         pattern, n = fields.most_common(1)[0]
         path = _content_path(pattern)
         key = f"kinds[{plan.kind.key}]"
-        names = inferrer.named(plan)
+        names = kind_names(plan)
         role = next((r for r in names if r in ("user", "assistant", "reasoning")), None)
         why = f"{n} of {plan.kind.count} record(s) hold text in `{pattern}`"
         if role and path:
             plan.role, plan.content = role, [path]
-            inferrer.redecide(f"{key}.role", role, 0.85, f"{why}; named like {role}")
-            inferrer.redecide(f"{key}.content", [mapping_path(path)], 0.85, f"`{dotted(path)}` holds the text")
+            draft.redecide(f"{key}.role", role, 0.85, f"{why}; named like {role}")
+            draft.redecide(f"{key}.content", [mapping_path(path)], 0.85, f"`{dotted(path)}` holds the text")
         else:
-            inferrer.redecide(f"{key}.role", "skip", 0.5, f"{why}: skipping it would lose that text",
+            draft.redecide(f"{key}.role", "skip", 0.5, f"{why}: skipping it would lose that text",
                               ["user", "assistant", "reasoning"])
 
 
@@ -123,10 +125,10 @@ def _texts(plan: Any, path: tuple) -> list[tuple[Any, str]]:
     return out
 
 
-def streamed_results(inferrer: Any) -> None:
+def streamed_results(draft: Draft) -> None:
     """A result kind whose every text is part of another result kind's output for the same call
     (streamed output deltas beside the command's end event) repeats it: skipped, with the reason."""
-    results = [p for p in inferrer.plans if p.role == "tool_result" and p.result_link and p.content and not p.emit]
+    results = [p for p in draft.plans if p.role == "tool_result" and p.result_link and p.content and not p.emit]
     for piece in results:
         for whole in results:
             if whole is piece:
@@ -137,7 +139,7 @@ def streamed_results(inferrer: Any) -> None:
                 outputs[str(link)] = outputs.get(str(link), "") + text
             pieces = [(get(rec.data, piece.result_link), text) for rec, text in _texts(piece, piece.content[0])]
             if pieces and all(_squash(text) in _squash(outputs.get(str(link), "")) for link, text in pieces):
-                inferrer.skip(piece, f"{piece.kind.count} record(s) whose text is part of the output that "
+                draft.skip(piece, f"{piece.kind.count} record(s) whose text is part of the output that "
                               f"{whole.kind.key} records give for the same call (streamed pieces): a repeat")
                 break
 
@@ -157,16 +159,16 @@ def _record_ids(plan: Any) -> dict[str, str]:
     return out
 
 
-def streamed_messages(inferrer: Any) -> None:
+def streamed_messages(draft: Draft) -> None:
     """A text kind whose every record points (by a field holding a record id) at a message of another
     kind and whose text is a piece of that message's text (streaming chunks beside the final
     message) repeats it: skipped, with the reason. A piece may end in an ellipsis (a shortened
     preview); the rest of it must appear in the message."""
-    for piece in inferrer.plans:
+    for piece in draft.plans:
         if piece.role not in ("user", "assistant", "reasoning") or piece.emit or not piece.content \
-                or inferrer.sure(piece):
+                or draft.sure(piece):
             continue
-        for whole in inferrer.plans:
+        for whole in draft.plans:
             messages = _record_ids(whole) if whole is not piece else {}
             pieces = _texts(piece, piece.content[0])
             if not messages or not pieces:
@@ -178,7 +180,7 @@ def streamed_messages(inferrer: Any) -> None:
                     _squash(text.rstrip().removesuffix(_ELLIPSIS[0]).removesuffix(_ELLIPSIS[1])) in
                     _squash(messages[rec.data[link]]) for rec, text in pieces):
                 continue
-            inferrer.skip(piece, f"{piece.kind.count} record(s) whose `{link}` names a {whole.kind.key} record and whose "
+            draft.skip(piece, f"{piece.kind.count} record(s) whose `{link}` names a {whole.kind.key} record and whose "
                           "text is a piece of that record's text (streamed chunks): a repeat")
             break
 
@@ -194,45 +196,45 @@ def _prose_paths(plan: Any) -> list[tuple]:
     return list(found)
 
 
-def trigger_as_user(inferrer: Any) -> None:
+def trigger_as_user(draft: Draft) -> None:
     """No kind is the user's: the record that opens every session and holds prose (a run's task,
     a workflow's request) is the user record, as the seed's mapping guidance says."""
-    if any((p.role == "user" and inferrer.sure(p)) or p.speaker
-           or any(e.get("role") == "user" for e in p.emit) for p in inferrer.plans):
+    if any((p.role == "user" and draft.sure(p)) or p.speaker
+           or any(e.get("role") == "user" for e in p.emit) for p in draft.plans):
         return
-    sessions = max(1, inferrer.p.session.sessions or 1)
+    sessions = max(1, draft.p.session.sessions or 1)
     # a trigger opens its session once (a run's start event), unlike a speaker who opens and talks on
-    openers = [p for p in inferrer.plans if p.kind.first_in_session >= sessions and p.kind.per_session_max == 1
+    openers = [p for p in draft.plans if p.kind.first_in_session >= sessions and p.kind.per_session_max == 1
                and not p.emit and (
-        not inferrer.sure(p) or p.role in ("skip", "tool_call", "meta"))]
+        not draft.sure(p) or p.role in ("skip", "tool_call", "meta"))]
     for plan in openers:
         paths = _prose_paths(plan)
         if not paths or any(REPLY_WORDS & set(norm(".".join(p)).split("_")) for p in paths):
             continue  # nothing to say, or a run's request beside its answer: not a trigger alone
         key = f"kinds[{plan.kind.key}]"
-        inferrer.forget(f"{key}.")
-        inferrer.call_sites.discard(f"kind:{plan.kind.key}")
+        draft.forget(f"{key}.")
+        draft.call_sites.discard(f"kind:{plan.kind.key}")
         plan.role, plan.content, plan.emit = "user", [paths[0]], []
-        inferrer.decide(f"{key}.role", "user", 0.85,
+        draft.decide(f"{key}.role", "user", 0.85,
                         f"{plan.kind.count} record(s), each opening its session, hold the request in "
                         + ", ".join(f"`{dotted(p)}`" for p in paths) + "; no other kind is the user's")
         if len(paths) > 1:
-            plan.joined = inferrer.decide(f"{key}.content", {"join": [mapping_path(p) for p in paths], "sep": "\n\n"},
+            plan.joined = draft.decide(f"{key}.content", {"join": [mapping_path(p) for p in paths], "sep": "\n\n"},
                                           0.85, "every text of the request, in order")
         else:
-            inferrer.decide(f"{key}.content", [mapping_path(paths[0])], 0.85, f"the request in `{dotted(paths[0])}`")
+            draft.decide(f"{key}.content", [mapping_path(paths[0])], 0.85, f"the request in `{dotted(paths[0])}`")
         opened = {str(get(rec.data, path)) for rec in plan.kind.recs for path, st in plan.kind.stats.items()
                   if len(path) == 1 and isinstance(get(rec.data, path), str)}
-        for other in inferrer.plans:
+        for other in draft.plans:
             if other.role == "tool_result" and other.result_link and all(
                     str(get(rec.data, other.result_link)) in opened for rec in other.kind.recs):
                 other.role = "skip"
                 okey = f"kinds[{other.kind.key}]"
-                inferrer.forget(f"{okey}.")
+                draft.forget(f"{okey}.")
                 texts = [text for rec in other.kind.recs for _, text in prose_fields(rec.data)]
-                kept = _kept_text(inferrer, None)
+                kept = _kept_text(draft, None)
                 repeats = all(any(w in kept for w in _windows(text)) for text in texts)
-                inferrer.decide(f"{okey}.role", "skip", 0.85 if repeats else 0.6,
+                draft.decide(f"{okey}.role", "skip", 0.85 if repeats else 0.6,
                                 f"{other.kind.count} record(s) that refer to the request by "
                                 f"`{dotted(other.result_link)}`, not to a tool call: the run's end"
                                 + ("; its text repeats what other kinds write" if repeats else ""),
@@ -240,16 +242,16 @@ def trigger_as_user(inferrer: Any) -> None:
         return
 
 
-def textless_messages(inferrer: Any) -> None:
+def textless_messages(draft: Draft) -> None:
     """A kind named like a message whose records hold no text at all (a response's envelope with
     its usage and status) is bookkeeping, not an empty message: skipped, with the reason."""
-    for plan in inferrer.plans:
+    for plan in draft.plans:
         key = f"kinds[{plan.kind.key}]"
-        content = next((d for d in inferrer.decisions if d.key == f"{key}.content"), None)
+        content = next((d for d in draft.decisions if d.key == f"{key}.content"), None)
         if plan.role not in ("user", "assistant", "reasoning") or plan.emit or content is None \
                 or content.evidence != "no text field found":
             continue
         if any(prose_fields(rec.data) for rec in plan.kind.recs):
             continue
-        inferrer.skip(plan, f"{plan.kind.count} record(s) named like a message but holding "
+        draft.skip(plan, f"{plan.kind.count} record(s) named like a message but holding "
                       "no text (ids, status, usage): bookkeeping, skipped and counted")

@@ -7,7 +7,7 @@ text and lost every call (or the reverse). This rule, run after the planner, rew
 kinds as ``emit`` rules - reasoning, then text, then the calls - and links the results that
 answer those calls by their ids, wherever the results keep them.
 
-Contract: ``adopt_call_lists(inferrer)`` changes the plans of kinds whose records hold a call list
+Contract: ``adopt_call_lists(draft)`` changes the plans of kinds whose records hold a call list
 (``calls.find_call_lists``) into assistant kinds with ``emit``, and the plans of kinds whose
 records answer those calls (a field holding their ids, or a list of results) into tool results
 linked by id. Each change is a decision with evidence; answered decisions are respected.
@@ -18,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from generator.infer.calls import CallList, args_value, find_call_lists, find_result_lists, norm
+from generator.infer.draft import Draft
+from generator.infer.fields import kind_names
 from generator.infer.item_parts import item_ok, item_result, item_time, thought_list
 from generator.infer.links import constant_within_sessions
 from generator.inspect import dotted, get, mapping_path, session_key
@@ -113,7 +115,7 @@ def _ok_of(records: list[dict], item_path: tuple) -> dict | None:
     return None
 
 
-def _link_field(inferrer: Any, plan: Any, ids: set[str]) -> tuple[tuple, float] | None:
+def _link_field(draft: Draft, plan: Any, ids: set[str]) -> tuple[tuple, float] | None:
     """The kind's field whose values are ids of the embedded calls (in most of its records)."""
     best = None
     for path, stat in plan.kind.stats.items():
@@ -126,7 +128,7 @@ def _link_field(inferrer: Any, plan: Any, ids: set[str]) -> tuple[tuple, float] 
         share = sum(str(v) in ids for _, v in values) / len(values)
         if share < 0.8:
             continue
-        if constant_within_sessions([(session_key(rec, inferrer.p.session), v) for rec, v in values]):
+        if constant_within_sessions([(session_key(rec, draft.p.session), v) for rec, v in values]):
             continue
         if best is None or share > best[1]:
             best = (path, share)
@@ -180,12 +182,12 @@ def _repeated_by(plan: Any, lists: list[CallList], holders: list) -> str | None:
     return None
 
 
-def adopt_call_lists(inferrer: Any) -> None:
+def adopt_call_lists(draft: Draft) -> None:
     holders = []
     ids: set[str] = set()
     arguments: dict[str, Any] = {}
-    for plan in inferrer.plans:
-        names = inferrer.named(plan)
+    for plan in draft.plans:
+        names = kind_names(plan)
         if plan.role in ("meta", "tool_call", "tool_exchange") or (plan.role == "skip" and names
                                                                   and names[0] in SKIPPED_BY_NAME):
             continue
@@ -196,7 +198,7 @@ def adopt_call_lists(inferrer: Any) -> None:
             for calls in lists:
                 ids |= set(calls.ids)
                 arguments.update(_arguments(records, calls))
-                inferrer.embedded_call_names = getattr(inferrer, "embedded_call_names", set()) | {
+                draft.embedded_call_names = draft.embedded_call_names | {
                     item[calls.tool_name[0]] if len(calls.tool_name) == 1 else get(item, calls.tool_name)
                     for record in records for item in (get(record, calls.path) or []) if isinstance(item, dict)}
     for plan, records, lists in holders:
@@ -204,22 +206,22 @@ def adopt_call_lists(inferrer: Any) -> None:
         earlier = _repeated_by(plan, lists, holders)
         if earlier is not None:
             plan.role, plan.emit = "skip", []
-            inferrer.forget(f"{key}.")
-            inferrer.decide(f"{key}.role", "skip", 0.85,
+            draft.forget(f"{key}.")
+            draft.decide(f"{key}.role", "skip", 0.85,
                             f"{plan.kind.count} record(s) whose every call repeats one that {earlier} records "
                             "already list (the same id and arguments): a summary, skipped and counted")
             continue
         emit, said = _emit_for(records, lists)
-        role = inferrer.redecide(f"{key}.role", "assistant", 0.9,
+        role = draft.redecide(f"{key}.role", "assistant", 0.9,
                                  f"{plan.kind.count} record(s) hold a list of tool calls: {said}; the assistant's")
         if role != "assistant":
             continue
-        inferrer.forget(f"{key}.content")
+        draft.forget(f"{key}.content")
         plan.role = "assistant"
-        plan.emit = inferrer.decide(f"{key}.emit", emit, 0.9, f"written in order: {said}")
+        plan.emit = draft.decide(f"{key}.emit", emit, 0.9, f"written in order: {said}")
     if not ids:
         return
-    for plan in inferrer.plans:
+    for plan in draft.plans:
         if any(plan is h[0] for h in holders) or plan.role in ("meta", "tool_call", "tool_exchange"):
             continue
         key = f"kinds[{plan.kind.key}]"
@@ -237,32 +239,32 @@ def adopt_call_lists(inferrer: Any) -> None:
                 if ok:
                     entry["ok"] = ok
                 emit.append(entry)
-            role = inferrer.redecide(f"{key}.role", "tool_result", 0.9,
+            role = draft.redecide(f"{key}.role", "tool_result", 0.9,
                                      f"{plan.kind.count} record(s) hold a list of results whose "
                                      f"`{dotted(results[0].link)}` values are ids of earlier calls")
             if role == "tool_result":
-                inferrer.forget(f"{key}.content")
+                draft.forget(f"{key}.content")
                 plan.role = "tool_result"
-                plan.emit = inferrer.decide(f"{key}.emit", emit, 0.9, "each result linked to its call by id")
+                plan.emit = draft.decide(f"{key}.emit", emit, 0.9, "each result linked to its call by id")
             continue
-        if plan.role == "skip" and inferrer.named(plan) and inferrer.named(plan)[0] in SKIPPED_BY_NAME:
+        if plan.role == "skip" and kind_names(plan) and kind_names(plan)[0] in SKIPPED_BY_NAME:
             continue
-        link = _link_field(inferrer, plan, ids)
+        link = _link_field(draft, plan, ids)
         if link is None or (plan.role == "tool_result" and plan.result_link == link[0]):
             continue
         if _repeats_calls(plan, link[0], arguments):
-            inferrer.skip(plan, f"{plan.kind.count} record(s) that repeat calls already written (the same id and "
+            draft.skip(plan, f"{plan.kind.count} record(s) that repeat calls already written (the same id and "
                           "arguments): skipped and counted")
             continue
         content = plan.content or plan.output or [p for _, p, _ in plan.text_fields[:1]]
         if not content:
             continue
-        role = inferrer.redecide(f"{key}.role", "tool_result", 0.95,
+        role = draft.redecide(f"{key}.role", "tool_result", 0.95,
                                  f"{plan.kind.count} record(s): {link[1]:.0%} of `{dotted(link[0])}` values are ids "
                                  "of the calls listed in earlier records")
         if role != "tool_result":
             continue
         plan.role, plan.result_link, plan.content = "tool_result", link[0], list(content)
-        inferrer.redecide(f"{key}.content", [mapping_path(p) for p in plan.content], 0.9,
+        draft.redecide(f"{key}.content", [mapping_path(p) for p in plan.content], 0.9,
                           f"output in `{dotted(plan.content[0])}`")
-        inferrer.decide(f"{key}.result_link", mapping_path(link[0]), 0.95, "the id of the call it answers")
+        draft.decide(f"{key}.result_link", mapping_path(link[0]), 0.95, "the id of the call it answers")

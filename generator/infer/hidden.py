@@ -6,7 +6,7 @@ system notices (``hidden: true``). They are context, not turns: written as user 
 would put words in the user's mouth. The flag is the format's own statement, so no question is
 needed.
 
-Contract: ``hidden_kinds(inferrer)``: a kind (not already skipped) whose every record carries a
+Contract: ``hidden_kinds(draft)``: a kind (not already skipped) whose every record carries a
 boolean field named like hidden (``hidden``, ``is_hidden``, ``visually_hidden...``) set to true is
 skipped, with the flag as evidence. A flag true in only some records of a kind decides nothing.
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.infer.draft import Draft
 from generator.inspect import LIST, dotted, get, words
 
 HIDDEN_WORDS = {"hidden", "invisible"}
@@ -30,12 +31,12 @@ def hidden_flag(plan: Any) -> tuple | None:
     return None
 
 
-def hidden_kinds(inferrer: Any) -> None:
-    for plan in inferrer.plans:
+def hidden_kinds(draft: Draft) -> None:
+    for plan in draft.plans:
         if plan.role in ("skip", "meta"):
             continue
         path = hidden_flag(plan)
         if path:
-            inferrer.call_sites.discard(f"kind:{plan.kind.key}")
-            inferrer.skip(plan, f"{plan.kind.count} record(s) whose `{dotted(path)}` is true: the format hides them "
+            draft.call_sites.discard(f"kind:{plan.kind.key}")
+            draft.skip(plan, f"{plan.kind.count} record(s) whose `{dotted(path)}` is true: the format hides them "
                           "from the conversation (context the app added, not a turn), so they are skipped and counted")

@@ -6,7 +6,7 @@ field, so they look like the person's messages, but nobody wrote them: written a
 they would put words in the user's mouth. What gives them away is that every such record says the
 same thing but for the ids it names.
 
-Contract: ``templated_notices(inferrer)``: a kind whose role is an unsure guess (a question), with
+Contract: ``templated_notices(draft)``: a kind whose role is an unsure guess (a question), with
 two or more records whose text values differ, but are all equal once every token holding a
 digit or markup (``<@U07MAYA>``, ``#general``, ``12:30``) is masked, is skipped and counted.
 """
@@ -14,8 +14,8 @@ digit or markup (``<@U07MAYA>``, ``#general``, ``12:30``) is masked, is skipped 
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from generator.infer.draft import Draft
 from generator.inspect import dotted, get
 
 TOKEN = re.compile(r"\S*[\d<>@#:/_|\[\]]\S*")
@@ -29,13 +29,13 @@ def is_templated(texts: list[str]) -> bool:
     return len(texts) >= 2 and len(set(texts)) > 1 and len({template(t) for t in texts}) == 1
 
 
-def templated_notices(inferrer: Any) -> None:
-    for plan in inferrer.plans:
-        if plan.role not in ("user", "assistant") or inferrer.role_decision(plan) is None or inferrer.sure(plan):
+def templated_notices(draft: Draft) -> None:
+    for plan in draft.plans:
+        if plan.role not in ("user", "assistant") or draft.role_decision(plan) is None or draft.sure(plan):
             continue
         path = next((p for p in plan.content if isinstance(p, tuple)), None)
         texts = [get(rec.data, path) for rec in plan.kind.recs] if path else []
         if not all(isinstance(t, str) for t in texts) or not is_templated(texts):
             continue
-        inferrer.skip(plan, f"{plan.kind.count} record(s) whose `{dotted(path)}` says the same but for the ids it "
+        draft.skip(plan, f"{plan.kind.count} record(s) whose `{dotted(path)}` says the same but for the ids it "
                       f"names (\"{template(texts[0])[:60]}\"): notices the platform writes, not messages")

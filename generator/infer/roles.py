@@ -6,7 +6,7 @@ in its name, the session's header position - and the order they are weighed in i
 decision. Each rule here is one such piece of evidence with its confidence, so that a rule can be
 read, tested and reordered on its own, and the order is the table at the bottom.
 
-Contract: ``decide_role(inferrer, plan)`` -> a ``Verdict`` (role, confidence, evidence, the roles
+Contract: ``decide_role(draft, plan)`` -> a ``Verdict`` (role, confidence, evidence, the roles
 to offer instead): a native harness's convention when it has one for the kind, else the first rule
 of ``ROLE_RULES`` that applies; the last rule always
 applies (a guess at 0.55, which becomes a question). A rule may fill the plan's fields its role
@@ -19,6 +19,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.infer.block_plans import holds_call_blocks
+from generator.infer.draft import Draft
+from generator.infer.fields import (
+    any_payload,
+    content_named,
+    generic_tool,
+    guess_text_role,
+    is_header,
+    kind_name_path,
+    kind_names,
+    quiet_level,
+    tool_shaped_without_name,
+)
+from generator.infer.linking import result_link, tool_links
 from generator.inspect import dotted, strong_roles
 
 TEXT_ROLES = ("user", "assistant", "reasoning")
@@ -46,9 +60,9 @@ class Facts:
     generic: bool  # `name`/`inputs`/`outputs` only: could be any step
 
 
-def facts(inferrer: Any, plan: Any) -> Facts:
+def facts(draft: Draft, plan: Any) -> Facts:
     k = plan.kind
-    names = inferrer.named(plan)
+    names = kind_names(plan)
     text_roles = [r for r in names if r in TEXT_ROLES]
     text_role = text_roles[0] if text_roles else None
     if names and names[0] in ("skip", "system", "meta"):
@@ -56,31 +70,31 @@ def facts(inferrer: Any, plan: Any) -> Facts:
     strong = strong_roles(k.names()[0]) if k.names() else []
     if {"user", "assistant"} <= set(text_roles) and not any(r in strong for r in text_roles):
         text_role = None  # llm_request: a name that names both speakers says nothing
-    return Facts(f"{k.count} record(s)", names, plan.text_fields, text_role, inferrer.quiet_level(plan),
-                 f"kind:{k.key}" in inferrer.call_sites, inferrer.result_link(plan), inferrer.generic_tool(plan))
+    return Facts(f"{k.count} record(s)", names, plan.text_fields, text_role, quiet_level(plan),
+                 f"kind:{k.key}" in draft.call_sites, result_link(draft, plan), generic_tool(plan))
 
 
-def native_convention(inferrer: Any, plan: Any) -> Verdict | None:
+def native_convention(draft: Draft, plan: Any) -> Verdict | None:
     """A harness Letta has an adapter for: its own role for the kind's name, before any other rule."""
-    if not inferrer.native_rules:
+    if not draft.native_rules:
         return None
     role = None
     for value in plan.kind.names():
-        if value in inferrer.native_rules["roles"]:
-            role = inferrer.native_rules["roles"][value]
+        if value in draft.native_rules["roles"]:
+            role = draft.native_rules["roles"][value]
     if not role:
         return None
-    return Verdict(role, 0.95, inferrer.native_rules["why"].format(source=inferrer.native.source))
+    return Verdict(role, 0.95, draft.native_rules["why"].format(source=draft.native.source))
 
 
-def debug_level(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
+def debug_level(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     if f.quiet and not f.call_site and not f.link:
         return Verdict("skip", 0.85, f"{f.n} all logged at debug level (`{f.quiet}`): diagnostics, skipped and counted",
                        ["user", "assistant"])
     return None
 
 
-def tool_step(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
+def tool_step(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     """A call site that also holds its output: call and result in one record."""
     if not (f.call_site and plan.output and plan.output[0] not in (plan.args,) and not f.link):
         return None
@@ -93,10 +107,10 @@ def tool_step(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
                    ["user", "assistant", "skip"] if f.generic else ["tool_call", "skip"])
 
 
-def tool_call(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
+def tool_call(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     if not f.call_site:
         return None
-    refs = [lk for lk in inferrer.tool_links() if lk.source == f"kind:{plan.kind.key}"
+    refs = [lk for lk in tool_links(draft) if lk.source == f"kind:{plan.kind.key}"
             and lk.source_path == plan.call_id]
     evidence = f"{f.n} carry a tool name `{dotted(plan.tool_name)}`" + (
         f" and arguments `{dotted(plan.args)}`" if plan.args else "") + (
@@ -104,26 +118,26 @@ def tool_call(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
     return Verdict("tool_call", 0.9, evidence, ["tool_exchange", "skip"])
 
 
-def linked_result(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
+def linked_result(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     """Values that are the ids of earlier calls: the strongest evidence of a result."""
-    if not (f.link and (plan.output or f.texts or inferrer.any_payload(plan, f.link[0]))):
+    if not (f.link and (plan.output or f.texts or any_payload(draft, plan, f.link[0]))):
         return None
     if not plan.output and not f.texts:
-        plan.output = [inferrer.any_payload(plan, f.link[0])]
+        plan.output = [any_payload(draft, plan, f.link[0])]
     plan.result_link = f.link[0]
     lk = f.link[1]
     return Verdict("tool_result", 0.95, f"{f.n}: {lk.overlap:.0%} of `{dotted(lk.target_path)}` values are ids of "
                    f"earlier {lk.source} `{dotted(lk.source_path)}` tool calls", ["skip"])
 
 
-def calls_in_blocks(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
-    if f.texts and inferrer.calls_in_blocks(plan) and not f.text_role:
+def calls_in_blocks(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
+    if f.texts and holds_call_blocks(draft, plan) and not f.text_role:
         return Verdict("assistant", 0.85, f"{f.n} whose `{dotted(f.texts[0][1])}` holds tool-call blocks: the "
                        "assistant's calls", ["skip"])
     return None
 
 
-def named_result(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
+def named_result(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     k = plan.kind
     named = "tool_result" in strong_roles(k.names()[0] if k.names() else "") or f.names == ["tool_result"]
     blocks_of_user = f.texts and f.texts[0][2] == "a list of typed content blocks" and "user" in f.names
@@ -134,14 +148,14 @@ def named_result(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
                    "unanswered call", ["observation", "skip"])
 
 
-def session_header(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
-    if inferrer.is_header(plan) and ("meta" in f.names or not f.names) and not inferrer.content_named(f.texts):
+def session_header(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
+    if is_header(draft, plan) and ("meta" in f.names or not f.names) and not content_named(f.texts):
         return Verdict("meta", 0.9, f"{f.n}, each the first record of its session, with no message text: a session "
                        "header", ["skip"])
     return None
 
 
-def bookkeeping(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
+def bookkeeping(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     if f.texts or plan.output:
         return None
     sounds = f" (named like {f.names[0]})" if f.names and f.names[0] == "skip" else ""
@@ -149,21 +163,21 @@ def bookkeeping(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
                    "skipped and counted", ["meta"])
 
 
-def named_noise(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
+def named_noise(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     if f.names and f.names[0] == "skip":
         return Verdict("skip", 0.85, f"{f.n} named like {', '.join(plan.kind.names()[:1])}: noise, skipped and "
                        "counted", ["user", "assistant"])
     return None
 
 
-def system_prompt(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
+def system_prompt(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     if f.names and f.names[0] == "system":
         return Verdict("skip", 0.85, f"{f.n} named like a system prompt: omitted, as Letta's normalizer does by "
                        "default", ["user"])
     return None
 
 
-def named_text(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
+def named_text(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     if not (f.text_role and (f.texts or plan.output)):
         return None
     k = plan.kind
@@ -171,18 +185,18 @@ def named_text(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
                    [r for r in ("user", "assistant", "reasoning", "skip") if r != f.text_role])
 
 
-def unnamed_tool_step(inferrer: Any, plan: Any, f: Facts) -> Verdict | None:
+def unnamed_tool_step(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     """An input and an output with no tool name: the kind's own name names the tool."""
-    if not (f.texts and inferrer.tool_shaped_without_name(plan)):
+    if not (f.texts and tool_shaped_without_name(plan)):
         return None
-    plan.tool_name = inferrer.kind_name_path(plan)
+    plan.tool_name = kind_name_path(plan)
     return Verdict("tool_exchange", 0.82, f"{f.n} hold an input `{dotted(plan.args)}` and an output "
                    f"`{dotted(plan.output[0])}`; the tool is named by `{dotted(plan.tool_name)}`",
                    ["assistant", "skip"])
 
 
-def guess(inferrer: Any, plan: Any, f: Facts) -> Verdict:
-    role, why = inferrer.guess_text_role(plan)
+def guess(draft: Draft, plan: Any, f: Facts) -> Verdict:
+    role, why = guess_text_role(plan)
     return Verdict(role, 0.55, f"{f.n} with text in `{dotted(f.texts[0][1]) if f.texts else '?'}` but no role "
                    f"name: {why}", [r for r in ("user", "assistant", "reasoning", "skip") if r != role])
 
@@ -204,13 +218,13 @@ ROLE_RULES = (
 )
 
 
-def decide_role(inferrer: Any, plan: Any) -> Verdict:
-    verdict = native_convention(inferrer, plan)
+def decide_role(draft: Draft, plan: Any) -> Verdict:
+    verdict = native_convention(draft, plan)
     if verdict:
         return verdict
-    f = facts(inferrer, plan)
+    f = facts(draft, plan)
     for rule in ROLE_RULES:
-        verdict = rule(inferrer, plan, f)
+        verdict = rule(draft, plan, f)
         if verdict is not None:
             return verdict
     raise AssertionError("the last role rule always applies")

@@ -8,11 +8,11 @@ Person ids and names (``U07MAYA``, ``Jonas Berg``) name no role, so a field with
 decides nothing; a speaker named ``system`` or ``tool`` makes the split unsafe, so it decides
 nothing either.
 
-Contract: ``split_by_speaker(inferrer)``: for every text kind whose role is a guess, the one string
+Contract: ``split_by_speaker(draft)``: for every text kind whose role is a guess, the one string
 field named like a speaker (at most two keys deep, in every record, 2..12 values) whose values
 include a user-naming value and at least one value that names no role. The kind becomes the
 agents' (assistant, confident), and ``plan.speaker = (path, values)`` makes the user's values a
-rule written before it (see ``Inferrer.kinds_section``).
+rule written before it (see ``rules.kinds_section``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from generator.infer.calls import norm
+from generator.infer.draft import Draft
 from generator.inspect import dotted, get, mapping_path, name_roles, words
 
 # the last key of a field that says who wrote a record
@@ -60,10 +61,10 @@ def _string_paths(data: Any, prefix: tuple = ()) -> list[tuple]:
     return out
 
 
-def split_by_speaker(inferrer: Any) -> None:
-    for plan in inferrer.plans:
+def split_by_speaker(draft: Draft) -> None:
+    for plan in draft.plans:
         key = f"kinds[{plan.kind.key}]"
-        if plan.role not in TEXT_ROLES or plan.emit or inferrer.role_decision(plan) is None or inferrer.sure(plan):
+        if plan.role not in TEXT_ROLES or plan.emit or draft.role_decision(plan) is None or draft.sure(plan):
             continue
         found = speaker_field(plan.kind.recs)
         if found is None or any(norm(p[-1]) == norm(found[0][-1]) for p, _ in plan.kind.match):
@@ -71,28 +72,28 @@ def split_by_speaker(inferrer: Any) -> None:
         path, humans = found
         plan.role, plan.speaker = "assistant", (path, humans)
         shown = ", ".join(f"`{v}`" for v in humans)
-        inferrer.redecide(f"{key}.role", "assistant", 0.85,
+        draft.redecide(f"{key}.role", "assistant", 0.85,
                           f"`{dotted(path)}` names who wrote each record: {shown} the user, every other speaker an "
                           "agent of the run")
-        inferrer.decide(f"{key}.speaker", {mapping_path(path): humans if len(humans) > 1 else humans[0]}, 0.85,
+        draft.decide(f"{key}.speaker", {mapping_path(path): humans if len(humans) > 1 else humans[0]}, 0.85,
                         f"records whose `{dotted(path)}` is {shown} are the user's")
 
 
-def people_beside_bots(inferrer: Any) -> None:
+def people_beside_bots(draft: Draft) -> None:
     """A text kind whose role is a guess is a person's when a confident assistant kind is told apart
     by a key naming a bot (``has: [bot_id]``) that these records never carry, and both read their
     text at the same field: in a chat export, every message no bot posted was written by a person."""
-    bots = [(plan.kind.has[0], plan.content[:1]) for plan in inferrer.plans
+    bots = [(plan.kind.has[0], plan.content[:1]) for plan in draft.plans
             if plan.role == "assistant" and plan.kind.has and plan.kind.hints[:1] == ["assistant"]
-            and inferrer.sure(plan)]
-    for plan in inferrer.plans:
-        if plan.role not in TEXT_ROLES or plan.emit or inferrer.sure(plan):
+            and draft.sure(plan)]
+    for plan in draft.plans:
+        if plan.role not in TEXT_ROLES or plan.emit or draft.sure(plan):
             continue
         for has, content in bots:
             if content != plan.content[:1] or any(get(rec.data, has) is not None for rec in plan.kind.recs):
                 continue
             plan.role = "user"
-            inferrer.redecide(f"kinds[{plan.kind.key}].role", "user", 0.85,
+            draft.redecide(f"kinds[{plan.kind.key}].role", "user", 0.85,
                               f"{plan.kind.count} record(s) without `{dotted(has)}`, which every bot message carries: "
                               "written by a person")
             break

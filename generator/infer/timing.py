@@ -5,10 +5,10 @@ start and an end time each. Written in file order, a tool's result can come befo
 answers; stamped with their start time, a model's reply and a tool's output would be dated
 before they existed.
 
-Contract: ``session_order(inferrer, session, times)`` sets ``session.tree`` when the records point
+Contract: ``session_order(draft, session, times)`` sets ``session.tree`` when the records point
 at their parent by a ``parent...`` field holding another record's id, and ``session.order_by`` the
 records' time field when the samples are not in time order within a session.
-``end_times(inferrer, times)`` stamps the records an output is written from (assistant, reasoning
+``end_times(draft, times)`` stamps the records an output is written from (assistant, reasoning
 and tool results) with the end time beside the start time the mapping reads (``startTime`` ->
 ``endTime``, ``start_time`` -> ``end_time``), when every record of the kind has one.
 """
@@ -16,8 +16,8 @@ and tool results) with the end time beside the start time the mapping reads (``s
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from generator.infer.draft import Draft
 from generator.infer.links import parent_links
 from generator.inspect import dotted, get, mapping_path
 
@@ -35,41 +35,41 @@ def _end_name(name: str) -> str | None:
     return name[:match.start()] + end + name[match.end():]
 
 
-def end_times(inferrer: Any, fields: list) -> None:
+def end_times(draft: Draft, fields: list) -> None:
     if not fields or not isinstance(fields[0], str) or "." in fields[0]:
         return
     end = _end_name(fields[0])
     if end is None:
         return
-    stat = inferrer.p.stats.get((end,))
+    stat = draft.p.stats.get((end,))
     if stat is None or not stat.time_format()[0]:
         return
-    for plan in inferrer.plans:
+    for plan in draft.plans:
         emits = {entry.get("as") for entry in plan.emit}
         if plan.role not in OUTPUT_ROLES and not (plan.role == "assistant" or emits & {"text", "tool_result"}):
             continue
         if not all(isinstance(get(rec.data, (end,)), (str, int, float)) for rec in plan.kind.recs):
             continue
         plan.timestamp = (end,)
-        inferrer.decide(f"kinds[{plan.kind.key}].timestamp", [end], 0.85,
+        draft.decide(f"kinds[{plan.kind.key}].timestamp", [end], 0.85,
                         f"an output exists when its span ends: `{end}` beside `{fields[0]}`")
 
 
-def session_order(inferrer: Any, session: dict, fields: list) -> None:
-    tree = _tree(inferrer)
+def session_order(draft: Draft, session: dict, fields: list) -> None:
+    tree = _tree(draft)
     if tree:
         ident, parent = tree
-        session["tree"] = inferrer.decide("session.tree", {"id": mapping_path(ident), "parent": mapping_path(parent)},
+        session["tree"] = draft.decide("session.tree", {"id": mapping_path(ident), "parent": mapping_path(parent)},
                                           0.85, f"`{dotted(parent)}` holds the `{dotted(ident)}` of another record: "
                                           "written depth first, each record before its children")
-    primary = next((t for t in inferrer.p.times if fields and mapping_path(t.path) == fields[0]), None)
+    primary = next((t for t in draft.p.times if fields and mapping_path(t.path) == fields[0]), None)
     if primary is not None and primary.monotonic is not None and primary.monotonic < 1.0:
-        session["order_by"] = inferrer.decide(
+        session["order_by"] = draft.decide(
             "session.order_by", [fields[0]], 0.85,
             f"`{fields[0]}` goes back in time between {1 - primary.monotonic:.0%} of neighbouring records: "
             "records (siblings, in a tree) are written in time order")
 
 
-def _tree(inferrer: Any) -> tuple[tuple, tuple] | None:
-    found = {(ident, parent) for _, ident, _, parent in parent_links(inferrer.p.links)}
+def _tree(draft: Draft) -> tuple[tuple, tuple] | None:
+    found = {(ident, parent) for _, ident, _, parent in parent_links(draft.p.links)}
     return found.pop() if len(found) == 1 else None

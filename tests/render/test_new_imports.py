@@ -33,12 +33,12 @@ def test_new_with_answers_imports_no_inference(tmp_path: Path):
 def test_the_packages_still_export_their_names():
     import generator.infer
     import generator.inspect
-    from generator.infer import CONFIDENT, Decision, Inference, Inferrer, infer, infer_profile
+    from generator.infer import CONFIDENT, Decision, Inference, infer, infer_profile
     from generator.infer.core import infer as core_infer
     from generator.inspect import report_text, values_at, words
 
     assert infer is core_infer and generator.infer.infer is core_infer
-    assert all(callable(f) for f in (Decision, Inference, Inferrer, infer_profile, report_text, values_at, words))
+    assert all(callable(f) for f in (Decision, Inference, infer_profile, report_text, values_at, words))
     assert CONFIDENT == generator.infer.CONFIDENT
     for name in generator.inspect.__all__:
         assert getattr(generator.inspect, name) is not None

@@ -1,0 +1,121 @@
+"""What sits around the record list of a JSON document: the document key, an element's id, meta.
+
+Why: exports often keep the session's facts (model, cwd, title, a start time) beside the records
+rather than in them; the mapping reads them through ``input.document_key``.
+
+Contract: ``meta_section(draft)`` returns the mapping's ``meta``; ``document_fallback`` names a
+document-level time when the records have none; the others locate the documents.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.infer.draft import Draft
+from generator.infer.fields import norm
+from generator.inspect import LIST, dotted, find_meta, get, mapping_path, profile_fields, session_key, time_name_rank
+
+
+def document_key(draft: Draft) -> str:
+    used = {k for r in draft.p.recs for k in r.data}
+    return next(k for k in ("document", "_document", "__document", "_document_fields") if k not in used)
+
+
+def envelopes(draft: Draft) -> list[dict]:
+    """The fields around the record list, one per document; empty unless every record has them."""
+    if not draft.p.recs or any(r.envelope is None for r in draft.p.recs):
+        return []
+    seen: dict[int, dict] = {}
+    for r in draft.p.recs:
+        seen.setdefault(id(r.envelope), r.envelope)
+    return list(seen.values())
+
+
+def document_path(draft: Draft, path: tuple) -> Any:
+    return mapping_path((document_key(draft), *path))
+
+
+def element_id(draft: Draft) -> tuple | None:
+    """A field that names each element of a nested record list (its ``id``), distinct across elements."""
+    envs = envelopes(draft)
+    if len(envs) < 1:
+        return None
+    stats = profile_fields(envs, times=False)
+    names = ["id", "conversation_id", "uuid", "thread_id", "session_id", "chat_id", "conv_id", "key", "name"]
+    best = None
+    for path, stat in stats.items():
+        if LIST in path or len(path) > 2 or stat.records < len(envs) or not stat.tokenish:
+            continue
+        if stat.cardinality < len(envs) or norm(path[-1]) not in names:
+            continue
+        rank = (names.index(norm(path[-1])), len(path))
+        if best is None or rank < best[0]:
+            best = (rank, path)
+    return best[1] if best else None
+
+
+def document_fallback(draft: Draft, out: dict, why: str) -> bool:
+    """A creation time beside every record list as the session's fallback time."""
+    envs = envelopes(draft)
+    if not envs:
+        return False
+    stats = profile_fields(envs)
+    found = []
+    for path, stat in stats.items():
+        fmt, share = stat.time_format()
+        if LIST in path or stat.records < len(envs) or not fmt or share < 0.8 or time_name_rank(path) > 2:
+            continue
+        if fmt.startswith("strptime") or (out["format"] != "auto" and fmt.removesuffix("_string").replace(
+                "iso_naive", "iso") != out["format"]):
+            continue
+        found.append((time_name_rank(path), len(path), path, fmt))
+    if not found:
+        return False
+    _, _, path, fmt = min(found, key=lambda f: f[:2])
+    out["fallback"] = draft.decide("timestamps.fallback", "field", 0.9,
+                                   f"{why}; `{dotted(path)}` beside the records of each of {len(envs)} "
+                                   f"document(s) holds a time ({fmt})", ["file_mtime", "none"])
+    out["fallback_field"] = draft.decide("timestamps.fallback_field", document_path(draft, path), 0.9,
+                                         f"`{dotted(path)}` outside the record list, reached under "
+                                         "input.document_key")
+    draft.document_used.append(f"`{dotted(path)}`")
+    return True
+
+
+def meta_section(draft: Draft) -> dict:
+    out: dict[str, list] = {"cwd": [], "git_branch": [], "model": []}
+    envs = envelopes(draft)
+    around = find_meta(profile_fields(envs, times=False), len(envs)) if envs else {}
+    for key, cands in draft.p.meta.items():
+        outside = around.get(key) or []
+        if outside and outside[0]["fill"] >= 1.0 and not (cands and sessions_have(draft, cands[0]["path"])):
+            best = outside[0]
+            paths = [mapping_path(c["path"]) for c in cands[:1]] + [document_path(draft, best["path"])]
+            out[key] = draft.decide(f"meta.{key}", paths, 0.9,
+                                    f"`{dotted(best['path'])}` beside the records of every document")
+            draft.document_used.append(f"`{dotted(best['path'])}`")
+            continue
+        if not cands:
+            continue
+        best = cands[0]
+        chosen = [best["path"]]
+        for other in cands[1:]:
+            if any(get(r.data, best["path"]) is None and get(r.data, other["path"]) is not None
+                   for r in draft.p.recs) and not sessions_have(draft, best["path"]):
+                chosen.append(other["path"])
+        paths = [mapping_path(c) for c in chosen]
+        if outside:  # some documents name it beside their records: where a session's records do not
+            paths.append(document_path(draft, outside[0]["path"]))
+            draft.document_used.append(f"`{dotted(outside[0]['path'])}`")
+        out[key] = draft.decide(f"meta.{key}", paths, 0.9,
+                                f"`{dotted(best['path'])}` (in {best['fill']:.0%} of records)",
+                                [[mapping_path(c["path"])] for c in cands[1:3]])
+    return out
+
+
+def sessions_have(draft: Draft, path: tuple) -> bool:
+    have: dict[Any, bool] = {}
+    for r in draft.p.recs:
+        key = session_key(r, draft.p.session)
+        have[key] = have.get(key, False) or get(r.data, path) is not None
+    return all(have.values())
