@@ -202,9 +202,7 @@ def _inferred(args: argparse.Namespace, samples: list[Path]):
             "nothing was rendered"))
     if inference.doubts:
         return _refused(args, {"doubts": inference.doubts}, (
-            "; ".join(inference.doubts) + "; a cleaner cannot read calls out of text, so nothing was "
-            "rendered: hand the format to a coding agent (`trajectory-cleaner prompt SAMPLES`), or render "
-            "with --answers and read the calls in cleaner_hooks.py"))
+            "; ".join(inference.doubts) + "; so nothing was rendered"))
     context = {"inspection": structure_summary(inference), "questions": question_lines(inference)}
     return inference.mapping, context
 

@@ -76,4 +76,6 @@ def actions_in_text(outputs: dict[str, list[dict]]) -> str | None:
     opening = _common_start([r for r in replies if r.startswith(opening)])
     return (f"{len(turns)} of {texts} assistant texts each hold one fenced {shown} block, and the user message "
             f"after {alike} of them opens with {opening!r}: commands the agent ran and their results, which "
-            "this cleaner would write as prose and as a person's messages (no call, no tool result)")
+            "this cleaner would write as prose and as a person's messages (no call, no tool result); a cleaner "
+            "cannot read calls out of text: hand the format to a coding agent (`trajectory-cleaner prompt "
+            "SAMPLES`), or render with --answers and read the calls in cleaner_hooks.py")

@@ -65,6 +65,19 @@ class ResultList:
     results: int
 
 
+# words that say how a value is written or cut, not what it is: ``arguments_json`` holds the
+# arguments, ``output_preview`` the output (as much of it as the format kept)
+ENCODING_WORDS = {"json", "str", "string", "raw", "serialized", "serialised", "encoded", "preview", "snippet",
+                  "excerpt", "truncated", "full"}
+
+
+def bare_name(key: Any) -> str:
+    """A field name without the words that say how its value is encoded (``arguments_json`` ->
+    ``arguments``, ``json_args`` -> ``args``); the name itself when it is nothing else."""
+    kept = [w for w in norm(key).split("_") if w not in ENCODING_WORDS]
+    return "_".join(kept) or norm(key)
+
+
 def args_value(value: Any) -> Any:
     """A call's arguments as a value: JSON text parsed (empty text is no arguments, ``{}``), text that
     is not JSON left as text, anything else as it is. Formats send arguments both ways."""
@@ -111,7 +124,8 @@ def call_shape(item: Any) -> tuple[tuple | None, tuple, tuple | None] | None:
         return None
     leaves = _leaves(item)
     names = [p for p, v in leaves if norm(p[-1]) in NAME_KEYS and isinstance(v, str) and _TOKEN.fullmatch(v)]
-    args = [p for p, v in leaves if norm(p[-1]) in ARG_KEYS and _is_args(v)]
+    args = [p for p, v in leaves if (norm(p[-1]) in ARG_KEYS or bare_name(p[-1]) in ARG_KEYS) and _is_args(v)]
+    args.sort(key=lambda p: norm(p[-1]) not in ARG_KEYS)  # the plain name first
     ids = [p for p, v in leaves if norm(p[-1]) in ID_KEYS and len(p) == 1 and (
         isinstance(v, str) and v or isinstance(v, int) and not isinstance(v, bool))]
     if not names or not (args or ids):
@@ -190,7 +204,8 @@ def find_result_lists(records: list[dict], call_ids: set[str]) -> list[ResultLis
                              and str(v) in call_ids), None)
                 if link is None:
                     break
-                output = next((k for k in item if norm(k) in OUTPUT_KEYS and k != link), None)
+                output = next((k for k in item if norm(k) in OUTPUT_KEYS and k != link), None) or next(
+                    (k for k in item if bare_name(k) in OUTPUT_KEYS and k != link), None)
                 name = next((k for k, v in item.items() if norm(k) in NAME_KEYS and isinstance(v, str)), None)
                 shapes.append(((link,), (output,) if output else None, (name,) if name else None))
             else:

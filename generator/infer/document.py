@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from generator.infer.decisions import CONFIDENT
 from generator.infer.draft import Draft
 from generator.infer.fields import norm
 from generator.inspect import LIST, dotted, find_meta, get, mapping_path, profile_fields, session_key, time_name_rank
@@ -83,16 +84,23 @@ def document_fallback(draft: Draft, out: dict, why: str) -> bool:
 
 
 def meta_section(draft: Draft) -> dict:
+    """Where each session's cwd, git branch and model are read: the plainest-named field, from the
+    records or from beside them. Fields of the same standing whose values differ (a request's model
+    and a response's) are a question; the others, and writing none, stay the offered choices."""
     out: dict[str, list] = {"cwd": [], "git_branch": [], "model": []}
     envs = envelopes(draft)
     around = find_meta(profile_fields(envs, times=False), len(envs)) if envs else {}
     for key, cands in draft.p.meta.items():
         outside = around.get(key) or []
+        others = [[mapping_path(c["path"])] for c in cands[1:3]] + [[]]
         if outside and outside[0]["fill"] >= 1.0 and not (cands and sessions_have(draft, cands[0]["path"])):
             best = outside[0]
             paths = [mapping_path(c["path"]) for c in cands[:1]] + [document_path(draft, best["path"])]
-            out[key] = draft.decide(f"meta.{key}", paths, 0.9,
-                                    f"`{dotted(best['path'])}` beside the records of every document")
+            conf = 0.6 if rivals(best, outside) else 0.9
+            out[key] = draft.decide(f"meta.{key}", paths, conf,
+                                    f"`{dotted(best['path'])}` beside the records of every document" + (
+                                        "; other fields name it differently" if conf < CONFIDENT else ""),
+                                    [[document_path(draft, c["path"])] for c in outside[1:3]] + others)
             draft.document_used.append(f"`{dotted(best['path'])}`")
             continue
         if not cands:
@@ -100,17 +108,27 @@ def meta_section(draft: Draft) -> dict:
         best = cands[0]
         chosen = [best["path"]]
         for other in cands[1:]:
-            if any(get(r.data, best["path"]) is None and get(r.data, other["path"]) is not None
-                   for r in draft.p.recs) and not sessions_have(draft, best["path"]):
+            if other["rank"] == best["rank"] and not other["listed"] and any(
+                    get(r.data, best["path"]) is None and get(r.data, other["path"]) is not None
+                    for r in draft.p.recs) and not sessions_have(draft, best["path"]):
                 chosen.append(other["path"])
         paths = [mapping_path(c) for c in chosen]
         if outside:  # some documents name it beside their records: where a session's records do not
             paths.append(document_path(draft, outside[0]["path"]))
             draft.document_used.append(f"`{dotted(outside[0]['path'])}`")
-        out[key] = draft.decide(f"meta.{key}", paths, 0.9,
-                                f"`{dotted(best['path'])}` (in {best['fill']:.0%} of records)",
-                                [[mapping_path(c["path"])] for c in cands[1:3]])
+        conf = 0.6 if rivals(best, [c for c in cands if c["path"] not in chosen]) else 0.9
+        out[key] = draft.decide(f"meta.{key}", paths, conf,
+                                f"`{dotted(best['path'])}` (in {best['fill']:.0%} of records)" + (
+                                    "; another field of the same kind of name holds other values"
+                                    if conf < CONFIDENT else ""),
+                                others)
     return out
+
+
+def rivals(best: dict, cands: list[dict]) -> bool:
+    """Another candidate named as plainly as ``best`` whose values are not ``best``'s."""
+    return any(c is not best and c["rank"] == best["rank"] and c["listed"] == best["listed"] and c["values"]
+               and c["values"] != best["values"] for c in cands)
 
 
 def sessions_have(draft: Draft, path: tuple) -> bool:

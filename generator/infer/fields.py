@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from generator.infer.calls import ID_KEYS
+from generator.infer.calls import ID_KEYS, bare_name
 from generator.infer.draft import Draft, KindPlan
 from generator.infer.item_parts import STATUS_KEYS
 from generator.inspect import LIST, Kind, dotted, words
@@ -80,11 +80,14 @@ def pick(facts: list[FieldFact], names: list[str], *, types: tuple = (), exclude
     for f in facts:
         if f.path in exclude or f.fill < min_fill or (types and f.type not in types):
             continue
-        flat = f.name.replace("_", "")
+        flat, bare = f.name.replace("_", ""), bare_name(f.name)
         rank = next((i for i, n in enumerate(names) if f.name == n or flat == n.replace("_", "")), None)
+        encoded = rank is None  # named for how it is written (``arguments_json``): after every plain name
+        if encoded and bare != f.name:
+            rank = next((i for i, n in enumerate(names) if bare == n), None)
         if rank is None:
             continue
-        key = (rank, -f.fill, len(f.path))
+        key = (encoded, rank, -f.fill, len(f.path))
         if best is None or key < best[0]:
             best = (key, f)
     return best[1] if best else None

@@ -166,14 +166,14 @@ def bookkeeping(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
 def named_noise(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     if f.names and f.names[0] == "skip":
         return Verdict("skip", 0.85, f"{f.n} named like {', '.join(plan.kind.names()[:1])}: noise, skipped and "
-                       "counted", ["user", "assistant"])
+                       "counted", ["user", "assistant", "observation"])
     return None
 
 
 def system_prompt(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     if f.names and f.names[0] == "system":
         return Verdict("skip", 0.85, f"{f.n} named like a system prompt: omitted, as Letta's normalizer does by "
-                       "default", ["user"])
+                       "default", ["system", "user"])
     return None
 
 
@@ -182,7 +182,7 @@ def named_text(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
         return None
     k = plan.kind
     return Verdict(f.text_role, 0.9, f"{f.n} named like {f.text_role} (`{k.names()[0] if k.names() else k.key}`)",
-                   [r for r in ("user", "assistant", "reasoning", "skip") if r != f.text_role])
+                   [r for r in ("user", "assistant", "reasoning", "system", "observation", "skip") if r != f.text_role])
 
 
 def unnamed_tool_step(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
@@ -198,7 +198,7 @@ def unnamed_tool_step(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
 def guess(draft: Draft, plan: Any, f: Facts) -> Verdict:
     role, why = guess_text_role(plan)
     return Verdict(role, 0.55, f"{f.n} with text in `{dotted(f.texts[0][1]) if f.texts else '?'}` but no role "
-                   f"name: {why}", [r for r in ("user", "assistant", "reasoning", "skip") if r != role])
+                   f"name: {why}", [r for r in ("user", "assistant", "reasoning", "observation", "system", "skip") if r != role])
 
 
 ROLE_RULES = (

@@ -23,6 +23,7 @@ from cleaner_runtime.mapping import compile_path
 from generator.infer.actions import actions_in_text
 from generator.infer.core import CONFIDENT, Decision, Inference, infer_profile
 from generator.infer.score import Score, score
+from generator.infer.superseded import superseded_records
 from generator.infer.trial import Samples, Trial, run_trial
 from generator.inspect.profile import Profile, profile_paths
 
@@ -222,8 +223,8 @@ def search(profile: Profile, paths: list[str], *, source: str | None = None, ans
     finally:
         samples.remove()
     inference = _marked(current.inference, settled, current.score.echoed)
-    doubt = actions_in_text(current.trial.outputs)
-    inference.doubts = [doubt] if doubt else []
+    doubts = (actions_in_text(current.trial.outputs), superseded_records(profile, inference.mapping))
+    inference.doubts = [doubt for doubt in doubts if doubt]
     return Searched(inference, list(settled.values()), budget.trials, current.score)
 
 

@@ -87,7 +87,8 @@ class Profile:
             "blocks": self.blocks.to_dict(),
             "links": [link.to_dict() for link in self.links],
             "timestamps": [t.to_dict() for t in self.times],
-            "meta": {k: [{**c, "path": dotted(c["path"])} for c in v] for k, v in self.meta.items()},
+            "meta": {k: [{**{f: x for f, x in c.items() if f != "values"}, "path": dotted(c["path"])} for c in v]
+                     for k, v in self.meta.items()},
             "native": None if self.native is None else {"source": self.native.source, "evidence": self.native.evidence},
             "problems": [shown_path(problem) for problem in self.problems],
             "seconds": round(self.seconds, 3),
