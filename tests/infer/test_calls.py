@@ -44,3 +44,20 @@ def test_results_answering_the_calls_by_id_are_a_result_list():
     assert (found.path, found.link, found.content, found.tool_name) == (("content",), ("call_id",), ("content",),
                                                                         ("name",))
     assert find_result_lists(records, {"other"}) == []
+
+
+def test_fields_named_for_their_encoding_or_cut_are_args_and_outputs():
+    # hermes: `arguments_json` held the args (written as an invented "{}" before) and `output_preview`
+    # the result (written empty before)
+    from generator.infer.calls import bare_name
+
+    assert bare_name("arguments_json") == "arguments" and bare_name("jsonArgs") == "args"
+    assert bare_name("output_preview") == "output" and bare_name("json") == "json"
+    call = {"action_id": "call-1", "tool_name": "read_file", "arguments_json": "{\"path\": \"a.py\"}"}
+    assert call_shape(call) == (("action_id",), ("tool_name",), ("arguments_json",))
+    # the plain name wins over an encoded one beside it
+    assert call_shape({**call, "arguments": {"path": "a.py"}})[2] == ("arguments",)
+    records = [{"role": "tool", "tool_results": [{"action_id": "call-1", "is_error": False, "exit_code": 0,
+                                                  "output_preview": "def test_parse_empty(): ..."}]}]
+    [found] = find_result_lists(records, {"call-1"})
+    assert (found.link, found.content) == (("action_id",), ("output_preview",))

@@ -1,0 +1,54 @@
+"""generator/inspect/meta.py: meta fields named as formats name them, plainest first (issue 35: the
+hermes cwd `repository_cwd`, the anthropic-managed model `agent.model.id`, the OTel model
+`gen_ai.response.model` and the SWE-agent cwd `trajectory[].state.working_dir` were never offered)."""
+
+from __future__ import annotations
+
+import json
+
+from generator.infer import infer
+from generator.inspect import LIST, profile_fields
+from generator.inspect.meta import find_meta, name_rank
+
+
+def test_plain_qualified_and_object_names_rank_in_that_order():
+    assert name_rank(("cwd",), "cwd") == 0 and name_rank(("model_name",), "model") == 0
+    assert name_rank(("repository_cwd",), "cwd") == 1
+    assert name_rank(("extra", "ls_model_name"), "model") == 1
+    assert name_rank(("attributes", "gen_ai.response.model"), "model") == 1
+    assert name_rank(("agent", "model", "id"), "model") == 2
+    assert name_rank(("agent", "id"), "model") is None
+    assert name_rank(("model_request_start_id",), "model") is None  # an event id, not a model
+    assert name_rank(("messages", LIST, "id"), "model") is None
+
+
+def test_candidates_outside_lists_come_before_a_lists_first_element():
+    docs = [{"run": {"cwd": "/srv/app"}, "steps": [{"state": {"working_dir": "/srv/app/sub"}}]}]
+    found = find_meta(profile_fields(docs, times=False), 1)["cwd"]
+    assert [c["path"] for c in found] == [("run", "cwd"), ("steps", 0, "state", "working_dir")]
+
+
+def _write(tmp_path, records: list[dict]) -> str:
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return str(path)
+
+
+def _chat(extra_user: dict, extra_assistant: dict) -> list[dict]:
+    return [{"session": "s1", "role": "user", "content": "Weather in Paris?", "ts": "2026-05-16T09:00:00Z",
+             **extra_user},
+            {"session": "s1", "role": "assistant", "content": "Sunny, 21 C.", "ts": "2026-05-16T09:00:02Z",
+             **extra_assistant}]
+
+
+def test_two_fields_of_the_same_standing_that_disagree_are_a_question(tmp_path):
+    records = _chat({"request_model": "gpt-4"}, {"request_model": "gpt-4", "response_model": "gpt-4-0613"})
+    decision = next(d for d in infer([_write(tmp_path, records)]).decisions if d.key == "meta.model")
+    assert decision.confidence < 0.8
+    assert [[p] for p in decision.value] != [] and [] in decision.candidates  # writing none is a choice
+
+
+def test_one_clear_field_is_decided_and_none_is_still_offered(tmp_path):
+    records = _chat({"repository_cwd": "/srv/app"}, {"repository_cwd": "/srv/app"})
+    decision = next(d for d in infer([_write(tmp_path, records)]).decisions if d.key == "meta.cwd")
+    assert decision.value == ["repository_cwd"] and decision.confidence >= 0.8 and [] in decision.candidates
