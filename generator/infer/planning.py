@@ -94,8 +94,8 @@ def text_candidates(draft: Draft, kind: Kind, facts: list[FieldFact]) -> list[tu
             prose, tokenish = parts.prose, parts.tokenish
         elif f.type != "string":
             continue
-        if f.name in WEAK_TEXT or f.fill < 0.2:
-            continue
+        if f.name in WEAK_TEXT or f.name.rsplit("_", 1)[-1] in WEAK_TEXT or f.fill < 0.2:
+            continue  # a name, a title, a status (``agent_name``, ``chat_title``): what labels text, not text
         named = f.name in CONTENT_NAMES or f.name.replace("_", "") in CONTENT_NAMES
         if not named and prose < 0.35:
             continue
