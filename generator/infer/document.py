@@ -101,7 +101,7 @@ def meta_section(draft: Draft) -> dict:
                                     f"`{dotted(best['path'])}` beside the records of every document" + (
                                         "; other fields name it differently" if conf < CONFIDENT else ""),
                                     [[document_path(draft, c["path"])] for c in outside[1:3]] + others)
-            draft.document_used.append(f"`{dotted(best['path'])}`")
+            note_document(draft, out[key], best["path"])
             continue
         if not cands:
             continue
@@ -115,14 +115,23 @@ def meta_section(draft: Draft) -> dict:
         paths = [mapping_path(c) for c in chosen]
         if outside:  # some documents name it beside their records: where a session's records do not
             paths.append(document_path(draft, outside[0]["path"]))
-            draft.document_used.append(f"`{dotted(outside[0]['path'])}`")
         conf = 0.6 if rivals(best, [c for c in cands if c["path"] not in chosen]) else 0.9
+        # the fields beside the records are choices too (a run's `extra.metadata.ls_model_name`)
+        beside = [[document_path(draft, c["path"])] for c in outside[:2]]
         out[key] = draft.decide(f"meta.{key}", paths, conf,
                                 f"`{dotted(best['path'])}` (in {best['fill']:.0%} of records)" + (
                                     "; another field of the same kind of name holds other values"
                                     if conf < CONFIDENT else ""),
-                                others)
+                                others[:-1] + [b for b in beside if b != paths] + others[-1:])
+        for c in outside[:2]:
+            note_document(draft, out[key], c["path"])
     return out
+
+
+def note_document(draft: Draft, value: list, path: tuple) -> None:
+    """A meta path read beside the records (``document.<path>``) needs ``input.document_key``."""
+    if document_path(draft, path) in value:
+        draft.document_used.append(f"`{dotted(path)}`")
 
 
 def rivals(best: dict, cands: list[dict]) -> bool:

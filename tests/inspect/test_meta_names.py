@@ -52,3 +52,18 @@ def test_one_clear_field_is_decided_and_none_is_still_offered(tmp_path):
     records = _chat({"repository_cwd": "/srv/app"}, {"repository_cwd": "/srv/app"})
     decision = next(d for d in infer([_write(tmp_path, records)]).decisions if d.key == "meta.cwd")
     assert decision.value == ["repository_cwd"] and decision.confidence >= 0.8 and [] in decision.candidates
+
+
+def test_a_field_beside_the_records_is_a_choice_and_picking_it_reads_the_document(tmp_path):
+    # a run names its requested model beside the messages, each reply the model that answered
+    doc = {"id": "run-1", "model": "gpt-4o", "messages": [
+        {"role": "user", "content": "Weather in Paris?", "ts": "2026-05-16T09:00:00Z"},
+        {"role": "assistant", "content": "Sunny, 21 C.", "ts": "2026-05-16T09:00:02Z",
+         "model_name": "gpt-4o-2024-08-06"}]}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    decision = next(d for d in infer([str(path)]).decisions if d.key == "meta.model")
+    beside = next(c for c in decision.candidates if c and c[0].endswith(".model"))
+    answered = infer([str(path)], answers={"meta.model": beside})
+    assert answered.mapping["meta"]["model"] == beside
+    assert beside[0].startswith(answered.mapping["input"]["document_key"] + ".")
