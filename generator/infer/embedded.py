@@ -27,12 +27,19 @@ from generator.inspect import dotted, get, mapping_path, session_key
 REASONING_KEYS = {"reasoning", "reasoning_content", "thinking", "thought", "thoughts", "rationale", "reflection",
                   "scratchpad", "analysis", "chain_of_thought"}
 TEXT_KEYS = ("content", "text", "message", "body", "reply", "response", "answer", "output_text", "completion",
-             "final_answer")
+             "final_answer", "contents")
 SKIPPED_BY_NAME = ("skip", "system", "meta")
 
 
+def typed_text(value: Any) -> bool:
+    """A list of typed content blocks holding text (``[{type: text, text}]``): the emit reads it as blocks."""
+    return isinstance(value, list) and bool(value) and all(isinstance(b, dict) and "type" in b for b in value) \
+        and any(isinstance(b.get("text"), str) and b["text"].strip() for b in value)
+
+
 def _siblings(records: list[dict], calls: CallList) -> tuple[tuple | None, tuple | None]:
-    """The reasoning and text fields beside the call list (in the object that holds it)."""
+    """The reasoning and text fields beside the call list (in the object that holds it): a string, or
+    a list of typed text blocks (OpenInference's ``contents``)."""
     parent = calls.path[:-1]
     reasoning: dict[str, int] = {}
     text: dict[str, int] = {}
@@ -41,7 +48,7 @@ def _siblings(records: list[dict], calls: CallList) -> tuple[tuple | None, tuple
         if not isinstance(holder, dict):
             continue
         for key, value in holder.items():
-            if key == calls.path[-1] or not isinstance(value, str) or not value.strip():
+            if key == calls.path[-1] or not (isinstance(value, str) and value.strip() or typed_text(value)):
                 continue
             if norm(key) in REASONING_KEYS:
                 reasoning[key] = reasoning.get(key, 0) + 1

@@ -1,0 +1,35 @@
+"""embedded._siblings: what an assistant message writes beside its calls (issue 35: OpenInference
+spans hold the reply as typed blocks, `contents: [{type: text, text}]`, beside `tool_calls`; the
+text was dropped and `--yes` refused on the loss)."""
+
+from __future__ import annotations
+
+import json
+
+from generator.infer import infer
+from generator.infer.embedded import typed_text
+
+T = "2026-06-26T13:04:4{}Z"
+
+
+def test_typed_text_blocks_are_text_beside_calls():
+    assert typed_text([{"type": "text", "text": "Let me check."}])
+    assert not typed_text([{"type": "image", "url": "x"}]) and not typed_text([]) and not typed_text("text")
+    assert not typed_text([{"text": "no type"}])
+
+
+def test_the_text_beside_a_call_list_is_written_before_the_calls(tmp_path):
+    records = [
+        {"role": "user", "contents": [{"type": "text", "text": "What is the weather in Paris?"}], "t": T.format(0)},
+        {"role": "assistant", "contents": [{"type": "text", "text": "Absolutely! Let me check the weather."}],
+         "tool_calls": [{"id": "c1", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}],
+         "t": T.format(1)},
+        {"role": "tool", "tool_call_id": "c1", "content": "rainy, 57F", "t": T.format(2)},
+        {"role": "assistant", "contents": [{"type": "text", "text": "It is rainy in Paris at 57F."}], "t": T.format(3)},
+    ]
+    for n in range(2):
+        (tmp_path / f"s{n}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    mapping = infer([str(tmp_path)]).mapping
+    [assistant] = [k for k in mapping["kinds"] if k["match"] == {"role": "assistant"}]
+    assert [e["as"] for e in assistant["emit"]] == ["text", "tool_call"], assistant
+    assert assistant["emit"][0]["field"] == "contents"
