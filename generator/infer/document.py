@@ -135,9 +135,11 @@ def note_document(draft: Draft, value: list, path: tuple) -> None:
 
 
 def rivals(best: dict, cands: list[dict]) -> bool:
-    """Another candidate named as plainly as ``best`` whose values are not ``best``'s."""
-    return any(c is not best and c["rank"] == best["rank"] and c["listed"] == best["listed"] and c["values"]
-               and c["values"] != best["values"] for c in cands)
+    """Another candidate outside lists whose values are not ``best``'s: a request's model and the
+    model that answered (``gen_ai.request.model`` / ``gen_ai.response.model``) are both named
+    plainly enough that which one the session means is the format's call, not the name's."""
+    return any(c is not best and not c["listed"] and c["values"] and c["values"] != best["values"]
+               for c in cands)
 
 
 def sessions_have(draft: Draft, path: tuple) -> bool:

@@ -71,14 +71,26 @@ def score(trial: Trial, mapping: dict, samples: Samples) -> Score:
 
 def _lost(mapping: dict, samples: Samples, corpus: str) -> int:
     """Distinct prose texts of every record read (whatever its kind's role) found nowhere in the output."""
-    missing: set[str] = set()
+    return missed(read_texts(mapping, samples), corpus)
+
+
+def read_texts(mapping: dict, samples: Samples) -> dict[str, str]:
+    """The distinct prose texts of every record the mapping reads (squashed text -> text)."""
+    found: dict[str, str] = {}
     document_key = mapping["input"].get("document_key")
     for _, record in _raw_records(mapping, samples.root):
         for _, text in prose_fields(record, skip_key=document_key):
-            squashed = _squash(text)
-            if squashed not in missing and not any(window in corpus for window in _windows(text)):
-                missing.add(squashed)
-    return len(missing)
+            found.setdefault(_squash(text), text)
+    return found
+
+
+def missed(texts: dict[str, str], corpus: str) -> int:
+    """How many of ``texts`` an output (its text, ``output_text``) holds nowhere."""
+    return sum(1 for text in texts.values() if not any(window in corpus for window in _windows(text)))
+
+
+def output_text(trial: Trial) -> str:
+    return _output_text([record for records in trial.outputs.values() for record in records])
 
 
 def _texts(record: dict) -> list[str]:

@@ -14,6 +14,7 @@ answers (``answers``) are fixed and never tried against. The search is bounded: 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from typing import Any
 from cleaner_runtime.mapping import compile_path
 from generator.infer.actions import actions_in_text
 from generator.infer.core import CONFIDENT, Decision, Inference, infer_profile
-from generator.infer.score import Score, score
+from generator.infer.score import Score, missed, output_text, read_texts, score
 from generator.infer.superseded import superseded_records
 from generator.infer.trial import Samples, Trial, run_trial
 from generator.inspect.profile import Profile, profile_paths
@@ -145,6 +146,20 @@ def _why(best: Candidate, second: Candidate) -> str:
     return "the same"
 
 
+def _read_alike(tried: list[tuple[Profile, Candidate]], samples: Samples) -> tuple[Candidate, list[Candidate]]:
+    """The readings scored on the same texts: each one's loss counts the prose that ANY of them
+    reads and its output lacks. A path that reads less (a request's messages without the reply)
+    otherwise loses nothing by its own measure, and ties with the path that reads it all."""
+    texts: dict[str, str] = {}
+    for _, candidate in tried:
+        if not candidate.score.failed:
+            texts.update(read_texts(candidate.inference.mapping, samples))
+    rescored = [candidate if candidate.score.failed else dataclasses.replace(
+        candidate, score=dataclasses.replace(candidate.score, lost=missed(texts, output_text(candidate.trial))))
+        for _, candidate in tried]
+    return rescored[0], rescored[1:]
+
+
 def _reprofiled(paths: list[str], value: Any) -> Profile:
     return profile_paths(paths, records_path=compile_path(value))
 
@@ -169,7 +184,7 @@ def _reading(profile: Profile, paths: list[str], samples: Samples, source: str |
     for value in values:
         reread = profile if value is None or value == question.value else _reprofiled(paths, value)
         tried.append((reread, _try(reread, samples, source, {**fixed, READING: value}, budget, value)))
-    verdict = decide(READING, tried[0][1], [c for _, c in tried[1:]])
+    verdict = decide(READING, *_read_alike(tried, samples))
     if verdict is None:
         return profile, None
     chosen = next(p for p, c in tried if c.value == verdict.value)
