@@ -59,6 +59,13 @@ def _siblings(records: list[dict], calls: CallList) -> tuple[tuple | None, tuple
     return ((*parent, best_reasoning) if best_reasoning else None), ((*parent, best_text) if best_text else None)
 
 
+def _same_text(records: list[dict], a: tuple, b: tuple) -> bool:
+    """Whether two fields hold the same text in (nearly) every record holding both."""
+    pairs = [(get(r, a), get(r, b)) for r in records]
+    both = [(x, y) for x, y in pairs if isinstance(x, str) and isinstance(y, str) and x.strip() and y.strip()]
+    return bool(both) and sum(x.strip() == y.strip() for x, y in both) >= 0.8 * len(both)
+
+
 def _calls_entry(records: list[dict], calls: CallList) -> dict:
     """The calls of a list; an exchange when each item also keeps its own result (with the item's
     outcome and time, where it has them)."""
@@ -92,6 +99,8 @@ def _emit_for(records: list[dict], lists: list[CallList]) -> tuple[list[dict], s
     said: list[str] = []
     for calls in lists:
         reasoning, text = _siblings(records, calls)
+        if reasoning and text and _same_text(records, reasoning, text):
+            reasoning = None  # SWE-agent's `thought` is its `content`: one text, written once, as the message
         thoughts = None if reasoning else thought_list(records, calls.path[:-1], REASONING_KEYS)
         if reasoning:
             emit.append({"as": "reasoning", "field": mapping_path(reasoning)})

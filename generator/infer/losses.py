@@ -30,7 +30,7 @@ from typing import Any
 
 from cleaner_runtime.mapping import compile_path, compile_paths
 from cleaner_runtime.shapes import Shaping
-from generator.infer.calls import call_shape
+from generator.infer.calls import args_value, call_shape
 from generator.inspect import MEDIA_WORDS, get, words
 
 WINDOW = 24
@@ -144,6 +144,78 @@ def _output_text(records: list[dict]) -> str:
     return _squash("\n".join(parts))
 
 
+_WORD = re.compile(r"[^\s\"'`,;()\[\]{}]+")
+
+
+def call_words(record: Any) -> set[str]:
+    """The words of the tool calls a record lists: each call's name and its arguments' values."""
+    out: set[str] = set()
+    stack = [record]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            shapes = [call_shape(item) for item in node]
+            if node and all(s is not None for s in shapes):
+                for item, (_, name, args) in zip(node, shapes, strict=True):
+                    out.add(str(get(item, name)).lower())
+                    value = args_value(get(item, args)) if args else None
+                    values = value.values() if isinstance(value, dict) else [value]
+                    out.update(w.lower() for v in values if v is not None for w in _WORD.findall(str(v)))
+            else:
+                stack.extend(node)
+    return out
+
+
+def restates_calls(text: str, words_of_calls: set[str]) -> bool:
+    """A text that is only the record's own calls written as a command line (SWE-agent's `action`
+    ``find_file missing_colon.py`` beside the call ``find_file {"file_name": "missing_colon.py"}``):
+    every word of it is a call's name or argument, and it names a call. The calls carry it."""
+    found = [w.lower() for w in _WORD.findall(text)]
+    return bool(found) and found[0] in words_of_calls and all(w in words_of_calls for w in found)
+
+
+def unwritten_turns(documents: Any, corpus: str) -> list[Loss]:
+    """Items of a list beside the records that retell the conversation (most of its items' text
+    is in the output) but of which some are written nowhere: turns the records do not hold
+    (SWE-agent's `trajectory` ends with the `submit` step its `history` lacks)."""
+    missing: Counter = Counter()
+    example: dict[str, str] = {}
+    for where, document in documents:
+        for path, items in _object_lists(document):
+            texts = [[t for _, t in prose_fields(item)] for item in items]
+            told = [any(any(w in corpus for w in _windows(t)) for t in ts) for ts in texts if ts]
+            if len(told) < 2 or sum(told) < 0.5 * len(told):
+                continue
+            unwritten = sum(1 for ts in texts if ts and not any(any(w in corpus for w in _windows(t)) for t in ts))
+            if unwritten:
+                missing[path] += unwritten
+                example.setdefault(path, _file_of(where))
+    return [Loss("beside the records", f"{n} item(s) of `{path}` retell turns no record writes", n, example[path])
+            for path, n in missing.items()]
+
+
+def _file_of(where: str) -> str:
+    """``a.jsonl:3`` / ``a.json (record 2)`` -> the file."""
+    return re.split(r":\d+$| \(record ", where)[0]
+
+
+def _object_lists(document: dict, depth: int = 3) -> list[tuple[str, list]]:
+    """(dotted path, list) of the lists of objects in a document, ``depth`` keys deep."""
+    out: list[tuple[str, list]] = []
+    stack = [((), document)]
+    while stack:
+        path, node = stack.pop()
+        for key, value in node.items():
+            here = (*path, str(key))
+            if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+                out.append((".".join(here), value))
+            elif isinstance(value, dict) and len(here) < depth:
+                stack.append((here, value))
+    return out
+
+
 def _call_items(record: Any) -> list[str | None]:
     """The ids of the tool-call items in the record's lists of objects (any depth); None for an item
     without one. A list of results answering calls (AutoGen's execution results) is call-shaped too:
@@ -204,7 +276,12 @@ def find_losses(mapping: dict, inputs: Path, outputs: Path, summary: str = "") -
     raw_ids: set[str] = set()
     raw_calls = 0
     document_key = mapping["input"].get("document_key")
+    documents: dict[tuple, tuple[str, dict]] = {}
     for where, record in _raw_records(mapping, inputs):
+        if document_key and isinstance(record.get(document_key), dict):
+            document = record[document_key]  # one per file and document: its scalar fields tell documents apart
+            scalars = tuple((k, v) for k, v in document.items() if isinstance(v, (str, int, float, bool)))[:8]
+            documents.setdefault((_file_of(where), scalars), (where, document))
         kind = converter.classify(record)
         if kind is None or kind.role in ("skip", "meta"):
             continue
@@ -213,12 +290,14 @@ def find_losses(mapping: dict, inputs: Path, outputs: Path, summary: str = "") -
                 raw_calls += 1
                 if call_id is not None:
                     raw_ids.add(call_id)
+        said = call_words(record)
         for field, text in prose_fields(record, skip_key=document_key):
-            if not any(window in corpus for window in _windows(text)):
+            if not any(window in corpus for window in _windows(text)) and not restates_calls(text, said):
                 entry = lost.setdefault((kind.name, field), [0, where])
                 entry[0] += 1
     losses = [Loss(kind, f"the text in `{field}` reaches no output record", n, where)
               for (kind, field), (n, where) in lost.items()]
+    losses.extend(unwritten_turns(documents.values(), corpus))
     if raw_calls > calls_written:
         losses.append(Loss("tool calls", f"{raw_calls} tool calls in kept records, {calls_written} written",
                            raw_calls - calls_written, "the samples"))

@@ -20,7 +20,17 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from generator.infer.losses import LOSING_SKIPS, _output_text, _raw_records, _squash, _windows, is_prose, prose_fields
+from generator.infer.losses import (
+    LOSING_SKIPS,
+    _output_text,
+    _raw_records,
+    _squash,
+    _windows,
+    call_words,
+    is_prose,
+    prose_fields,
+    restates_calls,
+)
 from generator.infer.trial import Samples, Trial
 
 FALLBACK_TIMES = "timestamps from the session fallback"
@@ -79,8 +89,10 @@ def read_texts(mapping: dict, samples: Samples) -> dict[str, str]:
     found: dict[str, str] = {}
     document_key = mapping["input"].get("document_key")
     for _, record in _raw_records(mapping, samples.root):
+        said = call_words(record)
         for _, text in prose_fields(record, skip_key=document_key):
-            found.setdefault(_squash(text), text)
+            if not restates_calls(text, said):
+                found.setdefault(_squash(text), text)
     return found
 
 

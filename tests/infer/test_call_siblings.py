@@ -33,3 +33,18 @@ def test_the_text_beside_a_call_list_is_written_before_the_calls(tmp_path):
     [assistant] = [k for k in mapping["kinds"] if k["match"] == {"role": "assistant"}]
     assert [e["as"] for e in assistant["emit"]] == ["text", "tool_call"], assistant
     assert assistant["emit"][0]["field"] == "contents"
+
+
+def test_a_thought_that_is_the_message_is_written_once_as_the_message(tmp_path):
+    # SWE-agent: `thought` equals `content` in every action; both were written (text twice)
+    records = [{"role": "user", "content": "Fix the failing parser test, please.", "t": T.format(0)}]
+    for n in range(3):
+        said = f"Step {n}: I will look at the parser module next."
+        records += [{"role": "assistant", "content": said, "thought": said, "t": T.format(2 * n + 1),
+                     "tool_calls": [{"id": f"c{n}", "function": {"name": "bash",
+                                                                 "arguments": json.dumps({"command": f"ls {n}"})}}]},
+                    {"role": "tool", "tool_call_id": f"c{n}", "content": f"file{n}.py", "t": T.format(2 * n + 2)}]
+    for n in range(2):
+        (tmp_path / f"s{n}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    [assistant] = [k for k in infer([str(tmp_path)]).mapping["kinds"] if k["match"] == {"role": "assistant"}]
+    assert [e["as"] for e in assistant["emit"]] == ["text", "tool_call"], assistant

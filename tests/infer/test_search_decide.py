@@ -78,9 +78,10 @@ def test_a_call_read_twice_counts_as_doubled(tmp_path):
     assert score(trial, mapping, Samples(tmp_path, 0)).doubled == 1
 
 
-def test_new_yes_refuses_a_cleaner_that_writes_a_thought_twice(tmp_path):
-    # SWE-agent's history: each step's `thought` is also in its `content`, and the inferred
-    # mapping (today) writes it both as reasoning and as the reply: refused, never rendered
+def test_new_yes_refuses_our_swe_agent_trajectory(tmp_path):
+    # SWE-agent's history: each step's `thought` is also in its `content` (once written twice, and
+    # refused for it; now written once), and its calls are a Python repr no reader parses, so their
+    # command lines (`action`) reach no output: refused, never rendered
     import shutil
     import subprocess
     import sys
@@ -91,4 +92,5 @@ def test_new_yes_refuses_a_cleaner_that_writes_a_thought_twice(tmp_path):
     done = subprocess.run([sys.executable, "-m", "generator", "new", str(samples), "--yes", "-o", str(tmp_path / "p")],
                           check=False, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 1, done.stderr
-    assert "twice" in done.stderr and not (tmp_path / "p").exists()
+    said = done.stdout + done.stderr
+    assert "`action`" in said and "Traceback" not in said and not (tmp_path / "p").exists()
