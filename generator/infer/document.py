@@ -101,7 +101,8 @@ def meta_section(draft: Draft) -> dict:
                                     f"`{dotted(best['path'])}` beside the records of every document" + (
                                         "; other fields name it differently" if conf < CONFIDENT else ""),
                                     [[document_path(draft, c["path"])] for c in outside[1:3]] + others)
-            note_document(draft, out[key], best["path"])
+            for c in outside[:3]:
+                note_document(draft, out[key], c["path"])
             continue
         if not cands:
             continue

@@ -37,3 +37,13 @@ def test_a_requested_and_an_answering_model_that_differ_are_a_question(tmp_path)
     assert "meta.model" in questions
     offered = [questions["meta.model"].value, *questions["meta.model"].candidates]
     assert any("gen_ai.response.model" in str(value) for value in offered), offered
+
+
+def test_picking_the_answering_model_reads_it_from_the_document(tmp_path):
+    for n in range(2):
+        (tmp_path / f"span{n}.json").write_text(json.dumps(_span(n), indent=1), encoding="utf-8")
+    question = next(q for q in infer([str(tmp_path)], source="otel").questions if q.key == "meta.model")
+    response = next(v for v in question.candidates if "gen_ai.response.model" in str(v))
+    mapping = infer([str(tmp_path)], source="otel", answers={"meta.model": response}).mapping
+    # the document is reached under input.document_key, or the path leads nowhere and no model is written
+    assert mapping["meta"]["model"] == response and mapping["input"].get("document_key") == response[0][0]
