@@ -43,7 +43,11 @@ QUESTIONS = [
     (re.compile(r"session\.by$"), "What is one session?"),
     (re.compile(r"blocks\.types\[.*\]\.as$"), "What are these content blocks?"),
     (re.compile(r"input\.container$"), "How are these files written?"),
+    (re.compile(r"^meta\.model$"), "Which field names the model that wrote the session?"),
+    (re.compile(r"^meta\.cwd$"), "Which field names the session's working directory?"),
+    (re.compile(r"^meta\.git_branch$"), "Which field names the session's git branch?"),
 ]
+UNPHRASED = "Which of these is right?"  # never the mapping key: a person reads outputs, not keys
 
 
 @dataclass
@@ -90,13 +94,16 @@ def _emit_label(parts: list) -> str:
 def phrase(decision: Any, examples: dict[str, Any] | None = None) -> Phrased:
     examples = examples or {}
     key = decision.key
-    question = next((text for pattern, text in QUESTIONS if pattern.search(key)), f"{key}?")
+    question = next((text for pattern, text in QUESTIONS if pattern.search(key)), UNPHRASED)
     values = [decision.value, *[c for c in decision.candidates if c != decision.value]]
     options: list[tuple[str, Any]] = []
     for value in values:
         if key.endswith(".role") and isinstance(value, str):
             label = ROLE_OUTCOMES.get(value, value)
-        elif key.endswith((".content", "timestamps.fields", "input.records_path", "session.field")):
+        elif key.startswith("meta.") and value == []:
+            label = "(none: leave it out)"
+        elif key.endswith((".content", "timestamps.fields", "input.records_path", "session.field")) \
+                or key.startswith("meta."):
             label = _field_label(value, examples)
         elif key.endswith(".emit") and isinstance(value, list):
             label = _emit_label(value)

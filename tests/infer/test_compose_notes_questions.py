@@ -53,3 +53,12 @@ def test_field_options_show_an_example_value():
     phrased = phrase(d, {"t": "2026-05-16T09:00:00Z"})
     assert phrased.question == "Which field holds each record's time?"
     assert phrased.options[0][0] == "`t`, e.g. 2026-05-16T09:00:00Z"
+
+
+def test_no_question_shows_its_mapping_key():
+    # the survey asked "meta.model? meta.model" (issue 35, defect 7: questions print mapping keys)
+    for key in ("meta.model", "meta.cwd", "meta.git_branch", "sessions.without_user", "unknown_kinds"):
+        phrased = phrase(Decision(key, ["model"], 0.6, "two fields disagree", [["gen_ai.response.model"], []]))
+        assert key not in phrased.question and phrased.question.endswith("?"), phrased.question
+    options = phrase(Decision("meta.model", ["model"], 0.6, "", [[]])).options
+    assert [label for label, _ in options][-1] == "(none: leave it out)"
