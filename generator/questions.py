@@ -43,6 +43,7 @@ QUESTIONS = [
     (re.compile(r"session\.by$"), "What is one session?"),
     (re.compile(r"blocks\.types\[.*\]\.as$"), "What are these content blocks?"),
     (re.compile(r"input\.container$"), "How are these files written?"),
+    (re.compile(r"^kinds\.undone$"), "Some records are marked as undone or replaced. Are they part of the session?"),
     (re.compile(r"^meta\.model$"), "Which field names the model that wrote the session?"),
     (re.compile(r"^meta\.cwd$"), "Which field names the session's working directory?"),
     (re.compile(r"^meta\.git_branch$"), "Which field names the session's git branch?"),
@@ -100,6 +101,8 @@ def phrase(decision: Any, examples: dict[str, Any] | None = None) -> Phrased:
     for value in values:
         if key.endswith(".role") and isinstance(value, str):
             label = ROLE_OUTCOMES.get(value, value)
+        elif key == "kinds.undone":
+            label = {"keep": "yes: write them as the rest", "skip": "no: skip them and count them"}.get(value, value)
         elif key.startswith("meta.") and value == []:
             label = "(none: leave it out)"
         elif key.endswith((".content", "timestamps.fields", "input.records_path", "session.field")) \

@@ -46,6 +46,7 @@ from generator.infer.planning import start
 from generator.infer.rules import kinds_section
 from generator.infer.speakers import people_beside_bots, split_by_speaker
 from generator.infer.steps import group_spans, steps_answering_calls, uncalled_steps
+from generator.infer.superseded import undone_rule
 from generator.infer.times import timestamps_section
 from generator.infer.timing import end_times, session_order
 from generator.inspect import MAX_BYTES, Profile, profile_paths
@@ -108,7 +109,7 @@ def infer_profile(profile: Profile, *, source: str | None = None, answers: dict 
             "input.document_key", document_key(draft), 0.9,
             f"{', '.join(draft.document_used)} sit beside the record list, not in the records; every record "
             "reaches them under this key")
-    mapping["kinds"] = kinds_section(draft)
+    mapping["kinds"] = undone_rule(draft, kinds_section(draft))
     mapping["unknown_kinds"] = draft.decide("unknown_kinds", "fail", 0.9,
                                             "kinds not seen in the samples fail loudly rather than vanish")
     drop_unread_blocks(draft)

@@ -12,7 +12,8 @@ The rule, on the profile: a field of the records whose values are words (outside
 one of ``SUPERSEDED``; and no kinds rule of the mapping matches on that field.
 
 Contract: ``superseded_records(profile, mapping)`` returns ``None`` or one sentence naming the
-field, the value and how many sampled records hold it.
+field, the value and how many sampled records hold it; ``undone_rule(draft, kinds)`` decides
+``kinds.undone`` (keep or skip them) and, for skip, puts a rule skipping them before the others.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cleaner_runtime.mapping import dotted as match_key
 from generator.inspect import LIST, Profile, dotted, words
 
 SUPERSEDED = {"rewound", "reverted", "discarded", "abandoned", "superseded", "retracted", "undone", "rolled",
@@ -28,21 +30,44 @@ MAX_VALUES = 12
 _TOKEN = re.compile(r"[A-Za-z][\w.:-]{0,39}")
 
 
-def superseded_records(profile: Profile, mapping: dict[str, Any]) -> str | None:
-    matched = {key for rule in mapping.get("kinds") or [] for key in (rule.get("match") or {})}
+def marked_records(profile: Profile) -> tuple[tuple, list[str], int] | None:
+    """(field, its values that mean undone, sampled records holding them), or None."""
     for path, stat in profile.stats.items():
         if LIST in path or stat.overflow or not stat.values or len(stat.values) > MAX_VALUES:
             continue
         if not all(isinstance(v, str) and _TOKEN.fullmatch(v) for v in stat.values):
             continue  # a state is a word (``rewound``, ``discarded_by_user``), never a sentence
-        if dotted(path) in matched:
-            continue
         marked = {v: n for v, n in stat.values.items() if isinstance(v, str) and SUPERSEDED & set(words(v))}
         held = sum(marked.values())
         if marked and held < stat.records:
-            value = max(marked, key=lambda v: marked[v])
-            return (f"{held} sampled record(s) have `{dotted(path)}` = `{value}`, a mark that they left the "
-                    "conversation (undone or replaced); the cleaner would write them as part of the session. "
-                    "Whether they belong is the format's call: answer the survey or give a mapping whose kinds "
-                    f"match `{dotted(path)}`")
+            return path, sorted(marked, key=lambda v: -marked[v]), held
     return None
+
+
+def superseded_records(profile: Profile, mapping: dict[str, Any]) -> str | None:
+    found = marked_records(profile)
+    matched = {key for rule in mapping.get("kinds") or [] for key in (rule.get("match") or {})}
+    if found is None or dotted(found[0]) in matched:
+        return None
+    path, values, held = found
+    return (f"{held} sampled record(s) have `{dotted(path)}` = `{values[0]}`, a mark that they left the "
+            "conversation (undone or replaced); the cleaner would write them as part of the session. "
+            "Whether they belong is the format's call: answer the survey (it asks) or give a mapping whose "
+            f"kinds match `{dotted(path)}`")
+
+
+def undone_rule(draft: Any, kinds: list[dict]) -> list[dict]:
+    """The kinds, with records marked undone skipped first when the person says so (``kinds.undone``:
+    ``keep`` by default, the data's own reading; the search keeps it, since skipping loses text, and
+    the doubt above makes `--yes` refuse; the survey offers ``skip``)."""
+    found = marked_records(draft.p)
+    if found is None:
+        return kinds
+    path, values, held = found
+    choice = draft.decide("kinds.undone", "keep", 0.6,
+                          f"{held} record(s) have `{dotted(path)}` = {', '.join(f'`{v}`' for v in values)}",
+                          ["skip"])
+    if choice != "skip":
+        return kinds
+    match = {match_key(path): values[0] if len(values) == 1 else values}
+    return [{"name": f"records marked {' / '.join(values)} (skip)", "match": match, "role": "skip"}, *kinds]

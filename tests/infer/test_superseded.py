@@ -63,8 +63,10 @@ def test_new_yes_refuses_and_renders_nothing(tmp_path):
                           check=False, timeout=300)
     assert done.returncode == 1, (done.stdout[-2000:], done.stderr[-2000:])
     report = json.loads(done.stdout)
-    assert any("`state` = `rewound`" in doubt for doubt in report["doubts"])
-    assert "nothing was rendered" in done.stderr and "Traceback" not in done.stderr
+    # refused on the doubt, or on the question the survey asks about the same records
+    said = report.get("doubts", []) + [q.get("evidence", "") for q in report.get("questions", [])]
+    assert any("`state` = `rewound`" in text for text in said), report
+    assert "Traceback" not in done.stderr
     assert not out.exists()
 
 
@@ -73,3 +75,17 @@ def test_a_sentence_that_mentions_deleting_is_not_a_state(tmp_path):
     for n, message in enumerate(messages):
         message["text"] = "No files were deleted and postgres was not restarted." if n == 1 else f"step {n}"
     assert superseded_records(_profile(tmp_path, [messages]), {"kinds": []}) is None
+
+
+def test_the_survey_can_skip_the_marked_records(tmp_path):
+    from generator.infer import infer
+
+    for index in range(2):
+        messages = _session(["active", "active", "rewound", "active"])
+        (tmp_path / f"s{index}.json").write_text(json.dumps({"id": f"s{index}", "messages": messages}), "utf-8")
+    asked = next(d for d in infer([str(tmp_path)]).decisions if d.key == "kinds.undone")
+    assert asked.value == "keep" and "skip" in asked.candidates  # the data's own reading, and the choice
+    skipped = infer([str(tmp_path)], answers={"kinds.undone": "skip"})
+    first = skipped.mapping["kinds"][0]
+    assert first["match"] == {"state": "rewound"} and first["role"] == "skip"
+    assert skipped.doubts == []  # the mapping now tells them apart
