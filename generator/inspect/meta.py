@@ -6,7 +6,7 @@ or an object named for it holding its ``name`` or ``id`` (``agent.model.id``). A
 plain names first, so that a person can pick the one they mean and inference can tell when two
 fields of the same standing disagree (a question, not a guess).
 
-A field of a list's elements (``trajectory[].state.working_dir``) is offered too, read from the
+A field of a list's elements (``trajectory[].state.working_dir``, two lists deep at most) is offered too, read from the
 first element (path ``trajectory.0.state.working_dir``), after the fields outside lists.
 
 Contract: ``find_meta`` returns {"cwd" | "git_branch" | "model": [{path, fill, distinct, rank,
@@ -41,7 +41,7 @@ def name_rank(path: tuple, key: str) -> int | None:
 def find_meta(stats: dict[tuple, FieldStat], total: int) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {"cwd": [], "git_branch": [], "model": []}
     for listed, stat in stats.items():
-        if list(listed).count(LIST) > 1 or not stat.str_count:
+        if list(listed).count(LIST) > 2 or not stat.str_count:
             continue
         path = tuple(0 if part == LIST else part for part in listed)  # a list's: its first element's
         for key in META_NAMES:

@@ -67,3 +67,12 @@ def test_a_field_beside_the_records_is_a_choice_and_picking_it_reads_the_documen
     answered = infer([str(path)], answers={"meta.model": beside})
     assert answered.mapping["meta"]["model"] == beside
     assert beside[0].startswith(answered.mapping["input"]["document_key"] + ".")
+
+
+def test_a_field_two_lists_deep_is_offered_from_the_first_elements():
+    # a LangSmith run tree names the model in a child run's child run
+    docs = [{"child_runs": [{"child_runs": [{"extra": {"metadata": {"ls_model_name": "gpt-4o"}}}]}]}]
+    found = find_meta(profile_fields(docs, times=False), 1)["model"]
+    assert [c["path"] for c in found] == [("child_runs", 0, "child_runs", 0, "extra", "metadata", "ls_model_name")]
+    deeper = [{"a": [{"b": [{"c": [{"model": "m"}]}]}]}]
+    assert find_meta(profile_fields(deeper, times=False), 1)["model"] == []
