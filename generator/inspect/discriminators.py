@@ -62,6 +62,18 @@ def _slots(groups: dict[Any, list[Rec]]) -> bool:
     return len(files) > 1 and all({r.file for r in g} == files for g in groups.values())
 
 
+def _per_file(groups: dict[Any, list[Rec]], absent: list[Rec]) -> bool:
+    """Whether every file's records hold one value of the field (or all lack it), and the files
+    differ: a setting of each session (a run's approval policy, its sandbox), which the next
+    session may set anew or leave out."""
+    owner: dict[str, Any] = {}
+    for value, group in [*groups.items(), (None, absent)]:
+        for rec in group:
+            if owner.setdefault(rec.file, value) != value:
+                return False
+    return len(set(owner.values())) >= 2
+
+
 def _describes(path: tuple, groups: dict) -> bool:
     """Whether a field's values say something about a record rather than what it is: a field named
     for the model, the working directory or the branch (the next session's model is a new value,
@@ -122,6 +134,8 @@ def discriminator(recs: list[Rec], candidates: list[tuple], used: set, after_rol
                     vocab < 0.5 and len(groups) > 1
                                                           and all(len(g) == 1 for g in groups.values()))):
                 ok = False  # an id, a tool's name, or a value no two records share: it names, it does not sort
+        if ok and (not strong or vocab < 0.5) and _per_file(groups, absent):
+            ok = False  # one value a file (codex's approval_policy): a setting of the session, not a kind
         if ok and not strong and _describes(path, groups):
             ok = False  # the model, the directory, a file: values that describe a record, not sort it
         if ok and not strong and vocab < 0.5 and set(words(str(path[-1]))) & PERSON_WORDS and not _slots(groups):
