@@ -8,6 +8,7 @@ the interactive survey on a terminal (asks only what inference could not settle,
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -215,9 +216,22 @@ def _refused(args, found: dict, message: str) -> int:
     return 1
 
 
+def skipped_sessions(summary: str) -> list[str]:
+    """The cleaner summary's ``sessions skipped`` lines (``<file>: <why>``): sample sessions that
+    write nothing, said rather than passed over (a render is not silent about a sample it drops)."""
+    lines = summary.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("sessions skipped:")), None)
+    if start is None or lines[start].split(":", 1)[1].strip() in ("", "0"):
+        return []
+    return [line.strip() for line in itertools.takewhile(lambda x: x.startswith("  "), lines[start + 1:])]
+
+
 def report(rendered, shown: str) -> int:
     for sample, copy in rendered.renamed:
         print(f"notice: {sample}: its name is not valid UTF-8; copied as {shown}/{copy}", file=sys.stderr)
+    for line in skipped_sessions(rendered.summary):
+        print(f"notice: a sample session writes nothing, skipped and counted as the cleaner will: {line}",
+              file=sys.stderr)
     print(f"rendered {shown}")
     if rendered.cleaner_exit != 0:
         print(rendered.cleaner_output, file=sys.stderr)

@@ -78,6 +78,7 @@ class Rendered:
     cleaner_output: str
     renamed: list[tuple[str, str]] = field(default_factory=list)  # (sample, its copy) when not UTF-8
     losses: list = field(default_factory=list)  # what the cleaner drops of the samples (infer.losses.Loss)
+    summary: str = ""  # the cleaner's summary on the samples, naming them as the user gave them
 
 
 def sha256(path: Path) -> str:
@@ -370,6 +371,6 @@ def render_new(mapping: dict, samples: list[Path], dest: Path, prompt_context: d
         if dest.exists():
             dest.rmdir()
         os.replace(project, dest)
-        return Rendered(dest, result.returncode, output, copied.renamed, losses)
+        return Rendered(dest, result.returncode, output, copied.renamed, losses, copied.as_given(result.stdout))
     finally:
         shutil.rmtree(work, ignore_errors=True)
