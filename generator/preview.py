@@ -1,4 +1,7 @@
-"""Preview what a mapping does by running a rendered cleaner on the first sample session.
+"""Preview what a mapping does by running a rendered cleaner on a bounded handful of the samples.
+
+The first session is shown record by record; what the cleaner skips, repairs and loses, and the
+records per role, are over every previewed session (a loss in the third file is shown too).
 
 The generator never re-implements the cleaner: it renders the template into a temporary folder
 and runs the real script, so a preview shows exactly what the cleaner will write.
@@ -19,6 +22,7 @@ from cleaner_runtime.shapes import Shaping
 from generator.render import complete, render_template, run_cleaner
 
 MAX_PREVIEW_BYTES = 8 * 1024 * 1024
+MAX_PREVIEW_FILES = 20
 
 
 @dataclass
@@ -32,19 +36,17 @@ class Preview:
     losses: list = field(default_factory=list)  # what the cleaner drops of the previewed samples (infer.losses)
 
 
-def _first_files(samples: list[Path], by_field: bool) -> list[Path]:
-    """The first sample file (its session), or for sessions by field a bounded handful of files."""
+def _first_files(samples: list[Path]) -> list[Path]:
+    """A bounded handful of the sample files (``MAX_PREVIEW_BYTES``, ``MAX_PREVIEW_FILES``), in order."""
     files: list[Path] = []
     for sample in samples:
         if sample.is_dir():
             files.extend(sorted(p for p in sample.rglob("*") if p.is_file() and not p.name.startswith(".")))
         else:
             files.append(sample)
-    if not by_field:
-        return files[:1]
     chosen, total = [], 0
     for file in files:
-        if chosen and total + file.stat().st_size > MAX_PREVIEW_BYTES:
+        if chosen and (total + file.stat().st_size > MAX_PREVIEW_BYTES or len(chosen) >= MAX_PREVIEW_FILES):
             break
         chosen.append(file)
         total += file.stat().st_size
@@ -85,7 +87,7 @@ def raw_lines(mapping: dict, files: list[Path], limit: int) -> list[str]:
 
 def run_preview(mapping: dict, samples: list[Path], limit: int = 8) -> Preview:
     mapping = complete(mapping)
-    files = _first_files(samples, mapping["session"]["by"] == "field")
+    files = _first_files(samples)
     with tempfile.TemporaryDirectory(prefix="tc-preview-") as tmp:
         work = Path(tmp)
         project = work / "project"
