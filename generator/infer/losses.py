@@ -188,7 +188,7 @@ def unwritten_turns(documents: Any, corpus: str) -> list[Loss]:
             told = [any(any(w in corpus for w in _windows(t)) for t in ts) for ts in texts if ts]
             if len(told) < 2 or sum(told) < 0.5 * len(told):
                 continue
-            unwritten = sum(1 for ts in texts if ts and not any(any(w in corpus for w in _windows(t)) for t in ts))
+            unwritten = len(told) - sum(told)  # items with text, none of it in the output
             if unwritten:
                 missing[path] += unwritten
                 example.setdefault(path, _file_of(where))
