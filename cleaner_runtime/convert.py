@@ -582,6 +582,7 @@ class Converter:
         self.orphans = mapping.tools.orphan_results
         self.unknown_kinds = mapping.unknown_kinds
         self.sessions = mapping.sessions.to_dict()  # read by policy name (``without_user``)
+        self.harness_noise = tuple(mapping.sessions.harness_noise)
         self.max_session_chars = MAX_SESSION_MB * 1024 * 1024  # the runner sets --max-session-mb
         seen: list[tuple] = []
         for kind in self.kinds:
@@ -972,6 +973,9 @@ class SessionBuilder:
     def _emit_text(self, role: str, text: str | None, ts: str | None, where: Where) -> None:
         if text is None or text == "":
             self.stats.skip(f"{role} record with no content", where)
+            return
+        if role == "user" and self.c.harness_noise and text.lstrip().startswith(self.c.harness_noise):
+            self.stats.skip("harness-noise user record (sessions.harness_noise)", where)
             return
         self.texts += 1
         self._emit({"role": role, "content": None}, text, False, ts)

@@ -20,6 +20,10 @@ import dataclasses as dc
 from typing import Any, ClassVar
 
 INCLUDE = ["*.jsonl", "*.json", "*.ndjson", "*.jsonl.gz", "*.json.gz", "*.ndjson.gz"]
+# The user texts Letta's shared normalizer core (0.3.0) drops as harness noise, for every source (its
+# `noise_record_dropped`): a coding CLI's local slash command and its output, not a prompt to the model.
+HARNESS_NOISE = ["<local-command-caveat>", "<command-name>", "<command-message>", "<local-command-stdout>",
+                 "<local-command-stderr>", "<task-notification"]
 
 
 def _plain(value: Any) -> Any:
@@ -188,6 +192,8 @@ class SessionsPolicy(Section):
 
     without_user: str = "skip"
     without_assistant: str = "skip"
+    # a user text starting with one of these (after leading blanks) is the harness's, not the person's
+    harness_noise: list = dc.field(default_factory=lambda: list(HARNESS_NOISE))
 
 
 @dc.dataclass(frozen=True)

@@ -116,6 +116,11 @@ def infer_profile(profile: Profile, *, source: str | None = None, answers: dict 
     mapping["blocks"] = draft.blocks_section
     mapping["tools"] = tools_section(draft)
     mapping["sessions"] = copy.deepcopy(DEFAULTS["sessions"])  # the runtime's defaults, written out
+    injected = (draft.native_rules or {}).get("harness_noise")
+    if injected:
+        mapping["sessions"]["harness_noise"] = draft.decide(
+            "sessions.harness_noise", [*mapping["sessions"]["harness_noise"], *injected], 0.9,
+            f"Letta's {draft.native.source} adapter drops the user texts the harness injects")
     mapping["privacy"] = copy.deepcopy(DEFAULTS["privacy"])
     mapping["source_profile"] = source_profile(draft, mapping)
     ordered = {k: mapping[k] for k in ("mapping_version", "source", "source_profile", "input", "session",

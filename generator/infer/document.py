@@ -138,8 +138,10 @@ def note_document(draft: Draft, value: list, path: tuple) -> None:
 def rivals(best: dict, cands: list[dict]) -> bool:
     """Another candidate outside lists whose values are not ``best``'s: a request's model and the
     model that answered (``gen_ai.request.model`` / ``gen_ai.response.model``) are both named
-    plainly enough that which one the session means is the format's call, not the name's."""
-    return any(c is not best and not c["listed"] and c["values"] and c["values"] != best["values"]
+    plainly enough that which one the session means is the format's call, not the name's. A field
+    holding only values ``best`` holds too (Codex's `collaboration_mode.settings.model` repeating
+    `turn_context`'s model) names the same thing, not a rival."""
+    return any(c is not best and not c["listed"] and c["values"] and not c["values"] <= best["values"]
                for c in cands)
 
 

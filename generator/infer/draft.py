@@ -31,9 +31,26 @@ NATIVE_RULES = {
     },
 }
 NATIVE_RULES["openclaw"] = NATIVE_RULES["pi"]
-NATIVE_RULES["claude-code"] = {"roles": {}, "bookkeeping": [], "error_prefix": "",
-                               "why": "Letta's {source} adapter drops it"}
-NATIVE_RULES["codex"] = {"roles": {}, "bookkeeping": [], "why": "Letta's {source} adapter drops it"}
+# Claude Code's transport and UI rows, which Letta's adapter skips (its README: "progress, summary,
+# system, file-history-snapshot, title/mode bookkeeping, and similar"); a row marked as a subagent's
+# (`isSidechain`) beside the main conversation is dropped too (`sidechain_record_dropped`).
+CLAUDE_CODE_TRANSPORT = ["progress", "queue-operation", "file-history-snapshot", "summary", "system", "pr-link",
+                         "last-prompt", "custom-title", "ai-title", "agent-name", "permission-mode", "attachment",
+                         "mode"]
+NATIVE_RULES["claude-code"] = {
+    "roles": {**dict.fromkeys(CLAUDE_CODE_TRANSPORT, "skip"), "user": "user", "assistant": "assistant"},
+    "bookkeeping": CLAUDE_CODE_TRANSPORT, "error_prefix": "",
+    "first_rules": [{"name": "a subagent's row beside the main conversation (Letta's claude-code adapter drops it)",
+                     "match": {"isSidechain": True}, "role": "skip"}],
+    "why": "Letta's {source} adapter drops it"}
+# Codex: `session_meta` and `turn_context` are read for the meta record only; `event_msg` repeats the
+# conversation for the UI. The user texts Codex injects (its README: `injected_context_dropped`) are
+# dropped with the core's harness noise.
+NATIVE_RULES["codex"] = {
+    "roles": {"session_meta": "skip", "turn_context": "skip", "event_msg": "skip"},
+    "bookkeeping": ["session_meta", "turn_context", "event_msg"],
+    "harness_noise": ["<environment_context>", "<user_instructions>", "<permissions instructions>", "<turn_context>"],
+    "why": "Letta's {source} adapter reads it for the session's context only, or drops it"}
 
 
 @dataclass

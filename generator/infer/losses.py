@@ -292,6 +292,8 @@ def find_losses(mapping: dict, inputs: Path, outputs: Path, summary: str = "") -
                     raw_ids.add(call_id)
         said = call_words(record)
         for field, text in prose_fields(record, skip_key=document_key):
+            if kind.role == "user" and converter.harness_noise and text.lstrip().startswith(converter.harness_noise):
+                continue  # the harness's text, dropped and counted by the rule the mapping states
             if not any(window in corpus for window in _windows(text)) and not restates_calls(text, said):
                 entry = lost.setdefault((kind.name, field), [0, where])
                 entry[0] += 1

@@ -33,7 +33,7 @@ from generator.infer.fields import (
     tool_shaped_without_name,
 )
 from generator.infer.linking import result_link, tool_links
-from generator.inspect import dotted, strong_roles
+from generator.inspect import dotted, name_roles, strong_roles
 
 TEXT_ROLES = ("user", "assistant", "reasoning")
 
@@ -181,8 +181,14 @@ def named_text(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
     if not (f.text_role and (f.texts or plan.output)):
         return None
     k = plan.kind
+    others = [r for r in ("user", "assistant", "reasoning", "system", "observation", "skip") if r != f.text_role]
+    rival = next(((v, roles[0]) for v in k.names() for roles in [name_roles(v)]
+                  if roles and {roles[0], f.text_role} == {"user", "assistant"}), None)
+    if rival:  # `type: assistant` with `userType: human`: two of its values name two speakers
+        return Verdict(f.text_role, 0.6, f"{f.n}: `{k.names()[0]}` names {f.text_role} but `{rival[0]}` names "
+                       f"{rival[1]}: which one says who wrote them?", [rival[1], *[r for r in others if r != rival[1]]])
     return Verdict(f.text_role, 0.9, f"{f.n} named like {f.text_role} (`{k.names()[0] if k.names() else k.key}`)",
-                   [r for r in ("user", "assistant", "reasoning", "system", "observation", "skip") if r != f.text_role])
+                   others)
 
 
 def unnamed_tool_step(draft: Draft, plan: Any, f: Facts) -> Verdict | None:

@@ -139,7 +139,7 @@ def kinds_section(draft: Draft) -> list[dict]:
             rules.append({**rule, "name": f"{rule['name']}: the user's", "match": match, "role": "user"})
         rules.append(rule)
     rules = collapse_skips(rules)
-    rules = [*draft.opening_rules, *merge_skips(rules)]
+    rules = [*draft.opening_rules, *(draft.native_rules or {}).get("first_rules", []), *merge_skips(rules)]
     if draft.native_rules:
         seen = {v for plan in draft.plans for _, v in plan.kind.match}
         unseen = [t for t in draft.native_rules["bookkeeping"] if t not in seen]
