@@ -37,8 +37,8 @@ def test_claude_code_transport_rows_and_sidechains_are_skipped_as_letta_skips_th
     assert not inference.questions, [(q.key, q.evidence) for q in inference.questions]
     kinds = inference.mapping["kinds"]
     assert kinds[0]["match"] == {"isSidechain": True} and kinds[0]["role"] == "skip"
-    skipped = [t for k in kinds if k["role"] == "skip" for t in (lambda v: v if isinstance(v, list) else [v])(
-        (k.get("match") or {}).get("type"))]
+    types = [(k.get("match") or {}).get("type") for k in kinds if k["role"] == "skip"]
+    skipped = [t for v in types for t in (v if isinstance(v, list) else [v])]
     assert "queue-operation" in skipped and "progress" in skipped, kinds
 
 
