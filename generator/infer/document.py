@@ -11,10 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.infer.decisions import CONFIDENT
 from generator.infer.draft import Draft
 from generator.infer.fields import norm
-from generator.inspect import LIST, dotted, find_meta, get, mapping_path, profile_fields, session_key, time_name_rank
+from generator.inspect import (
+    LIST,
+    dotted,
+    find_meta,
+    get,
+    mapping_path,
+    profile_fields,
+    session_key,
+    time_name_rank,
+    words,
+)
 
 
 def document_key(draft: Draft) -> str:
@@ -94,13 +103,13 @@ def meta_section(draft: Draft) -> dict:
         outside = around.get(key) or []
         others = [[mapping_path(c["path"])] for c in cands[1:3]] + [[]]
         if outside and outside[0]["fill"] >= 1.0 and not (cands and sessions_have(draft, cands[0]["path"])):
-            best = outside[0]
+            best, conf, why = outside[0], 0.9, ""
+            if rivals(best, outside):
+                best, conf, why = answering(outside) or (best, 0.6, "; other fields name it differently")
             paths = [mapping_path(c["path"]) for c in cands[:1]] + [document_path(draft, best["path"])]
-            conf = 0.6 if rivals(best, outside) else 0.9
             out[key] = draft.decide(f"meta.{key}", paths, conf,
-                                    f"`{dotted(best['path'])}` beside the records of every document" + (
-                                        "; other fields name it differently" if conf < CONFIDENT else ""),
-                                    [[document_path(draft, c["path"])] for c in outside[1:3]] + others)
+                                    f"`{dotted(best['path'])}` beside the records of every document{why}",
+                                    [[document_path(draft, c["path"])] for c in outside if c is not best][:2] + others)
             for c in outside[:3]:
                 note_document(draft, out[key], c["path"])
             continue
@@ -116,13 +125,18 @@ def meta_section(draft: Draft) -> dict:
         paths = [mapping_path(c) for c in chosen]
         if outside:  # some documents name it beside their records: where a session's records do not
             paths.append(document_path(draft, outside[0]["path"]))
-        conf = 0.6 if rivals(best, [c for c in cands if c["path"] not in chosen]) else 0.9
+        conf, why = 0.9, ""
+        if rivals(best, [c for c in cands if c["path"] not in chosen]):
+            conf, why = 0.6, "; another field of the same kind of name holds other values"
+            picked = answering(cands)
+            if picked:
+                best, conf, why = picked
+                paths = [mapping_path(best["path"]), *paths[len(chosen):]]
         # the fields beside the records are choices too (a run's `extra.metadata.ls_model_name`)
         beside = [[document_path(draft, c["path"])] for c in outside[:2]]
+        others = [[mapping_path(c["path"])] for c in cands if c is not best][:2] + [[]]
         out[key] = draft.decide(f"meta.{key}", paths, conf,
-                                f"`{dotted(best['path'])}` (in {best['fill']:.0%} of records)" + (
-                                    "; another field of the same kind of name holds other values"
-                                    if conf < CONFIDENT else ""),
+                                f"`{dotted(best['path'])}` (in {best['fill']:.0%} of records){why}",
                                 others[:-1] + [b for b in beside if b != paths] + others[-1:])
         for c in outside[:2]:
             note_document(draft, out[key], c["path"])
@@ -133,6 +147,29 @@ def note_document(draft: Draft, value: list, path: tuple) -> None:
     """A meta path read beside the records (``document.<path>``) needs ``input.document_key``."""
     if document_path(draft, path) in value:
         draft.document_used.append(f"`{dotted(path)}`")
+
+
+REQUEST_WORDS = {"request", "requested", "input", "params", "parameters"}
+ANSWER_WORDS = {"response", "output", "answer", "result"}
+
+
+def answering(cands: list[dict]) -> tuple[dict, float, str] | None:
+    """Of rival fields, the one naming the model that answered, when every rival whose values differ
+    names what was requested (OTel GenAI's `gen_ai.response.model` against `gen_ai.request.model` and
+    the request body's `input.model`): the request names an alias (`gpt-4`), the response the model
+    that wrote the assistant's records (`gpt-4-0613`), which is what a trajectory's meta records."""
+    def named(c: dict, vocab: set) -> bool:
+        return any(set(words(str(part))) & vocab for part in c["path"])
+
+    answers = [c for c in cands if not c["listed"] and named(c, ANSWER_WORDS) and not named(c, REQUEST_WORDS)]
+    if len(answers) != 1:
+        return None
+    best = answers[0]
+    differing = [c for c in cands if c is not best and not c["listed"] and c["values"] and c["values"] != best["values"]]
+    if not differing or not all(named(c, REQUEST_WORDS) for c in differing):
+        return None
+    requested = ", ".join(f"`{dotted(c['path'])}`" for c in differing)
+    return best, 0.85, f"; it names the model that answered, where {requested} name the one requested"
 
 
 def rivals(best: dict, cands: list[dict]) -> bool:

@@ -30,20 +30,35 @@ def test_the_place_that_reads_the_reply_too_is_chosen(tmp_path):
     assert reading["more_records"] == [["gen_ai.output.messages"]]
 
 
-def test_a_requested_and_an_answering_model_that_differ_are_a_question(tmp_path):
+def test_the_model_that_answered_is_the_session_s_and_the_requested_one_stays_a_choice(tmp_path):
+    """`gen_ai.request.model` names what was asked for (`gpt-4`, also in the request body's
+    `input.model`), `gen_ai.response.model` the model that wrote the reply (`gpt-4-0613`): the
+    trajectory's meta records the one that acted. It was a question, so `--yes` refused."""
     for n in range(2):
         (tmp_path / f"span{n}.json").write_text(json.dumps(_span(n), indent=1), encoding="utf-8")
-    questions = {q.key: q for q in infer([str(tmp_path)], source="otel").questions}
+    inference = infer([str(tmp_path)], source="otel")
+    assert "meta.model" not in [q.key for q in inference.questions]
+    assert "gen_ai.response.model" in str(inference.mapping["meta"]["model"])
+    decision = next(d for d in inference.decisions if d.key == "meta.model")
+    assert any("gen_ai.request.model" in str(value) for value in decision.candidates), decision.candidates
+
+
+def test_a_model_field_named_neither_way_is_still_a_rival(tmp_path):
+    for n in range(2):
+        span = _span(n)
+        span["gen_ai.response.model"] = "gpt-4-0613"
+        span["gen_ai.request.model"] = "gpt-4"
+        span["llm.model"] = "gpt-4-turbo"  # a third name, neither requested nor answering
+        (tmp_path / f"span{n}.json").write_text(json.dumps(span, indent=1), encoding="utf-8")
+    questions = [q.key for q in infer([str(tmp_path)], source="otel").questions]
     assert "meta.model" in questions
-    offered = [questions["meta.model"].value, *questions["meta.model"].candidates]
-    assert any("gen_ai.response.model" in str(value) for value in offered), offered
 
 
-def test_picking_the_answering_model_reads_it_from_the_document(tmp_path):
+def test_picking_the_requested_model_reads_it_from_the_document(tmp_path):
     for n in range(2):
         (tmp_path / f"span{n}.json").write_text(json.dumps(_span(n), indent=1), encoding="utf-8")
-    question = next(q for q in infer([str(tmp_path)], source="otel").questions if q.key == "meta.model")
-    response = next(v for v in question.candidates if "gen_ai.response.model" in str(v))
-    mapping = infer([str(tmp_path)], source="otel", answers={"meta.model": response}).mapping
+    decision = next(d for d in infer([str(tmp_path)], source="otel").decisions if d.key == "meta.model")
+    request = next(v for v in decision.candidates if "gen_ai.request.model" in str(v))
+    mapping = infer([str(tmp_path)], source="otel", answers={"meta.model": request}).mapping
     # the document is reached under input.document_key, or the path leads nowhere and no model is written
-    assert mapping["meta"]["model"] == response and mapping["input"].get("document_key") == response[0][0]
+    assert mapping["meta"]["model"] == request and mapping["input"].get("document_key") == request[0][0]
