@@ -117,6 +117,16 @@ def _emit_for(records: list[dict], lists: list[CallList]) -> tuple[list[dict], s
     return emit, ", ".join(said)
 
 
+def _as_thought(emit: list[dict]) -> list[list[dict]]:
+    """The other reading of the text written beside calls: the thought before an action (SWE-agent's
+    `thought`, a ReAct step's) is the model's text to some and its reasoning to others (Letta's
+    OpenHands adapter writes an action's thought as reasoning). Offered, never searched: both write
+    the same words, so no score tells them apart; the person says which their format means."""
+    if not any(part.get("as") == "text" and "each" not in part for part in emit):
+        return []
+    return [[{**part, "as": "reasoning"} if part.get("as") == "text" and "each" not in part else part for part in emit]]
+
+
 def _ok_of(records: list[dict], item_path: tuple) -> dict | None:
     """An item field that says whether a result failed (``is_error``) or succeeded."""
     for record in records:
@@ -234,7 +244,7 @@ def adopt_call_lists(draft: Draft) -> None:
             continue
         draft.forget(f"{key}.content")
         plan.role = "assistant"
-        plan.emit = draft.decide(f"{key}.emit", emit, 0.9, f"written in order: {said}")
+        plan.emit = draft.decide(f"{key}.emit", emit, 0.9, f"written in order: {said}", _as_thought(emit))
     if not ids:
         return
     for plan in draft.plans:
