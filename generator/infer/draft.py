@@ -43,11 +43,13 @@ NATIVE_RULES["claude-code"] = {
     "first_rules": [{"name": "a subagent's row beside the main conversation (Letta's claude-code adapter drops it)",
                      "match": {"isSidechain": True}, "role": "skip"}],
     "why": "Letta's {source} adapter drops it"}
-# Codex: `session_meta` and `turn_context` are read for the meta record only; `event_msg` repeats the
-# conversation for the UI. The user texts Codex injects (its README: `injected_context_dropped`) are
-# dropped with the core's harness noise.
+# Codex: `session_meta` and `turn_context` are read for the meta record only; of `event_msg` (the UI's
+# copy of the conversation) only `agent_reasoning` is read, as the reasoning (Letta's adapter reads no
+# `response_item` reasoning: its summary repeats that text). The user texts Codex injects (its README:
+# `injected_context_dropped`) are dropped with the core's harness noise.
 NATIVE_RULES["codex"] = {
-    "roles": {"session_meta": "skip", "turn_context": "skip", "event_msg": "skip"},
+    "roles": {"session_meta": "skip", "turn_context": "skip", "agent_reasoning": "reasoning", "reasoning": "skip",
+              "event_msg": "skip"},
     "bookkeeping": ["session_meta", "turn_context", "event_msg"],
     "harness_noise": ["<environment_context>", "<user_instructions>", "<permissions instructions>", "<turn_context>"],
     "why": "Letta's {source} adapter reads it for the session's context only, or drops it"}

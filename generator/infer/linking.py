@@ -18,7 +18,7 @@ from generator.infer.draft import Draft, KindPlan
 from generator.infer.fields import generic_tool, id_link, kind_name_path, kind_names, norm
 from generator.infer.links import constant_within_sessions
 from generator.infer.outcomes import error_text, outcome
-from generator.inspect import dotted, get, mapping_path, name_roles, session_key
+from generator.inspect import dotted, get, mapping_path, name_roles, session_key, words
 from generator.inspect import values_at as _values_at
 
 
@@ -38,6 +38,8 @@ def resolve_tools(draft: Draft) -> None:
         if plan.text_fields and plan.text_fields[0][2] == "a list of typed content blocks":
             continue
         names = kind_names(plan)
+        if plan.kind.match and plan.tool_name == kind_name_path(plan) and _names_an_outcome(plan):
+            continue  # `function_call_output` names itself a call's output: its own name names no tool
         text_role = next((r for r in names if r in ("user", "assistant", "reasoning", "system")), None)
         if text_role and names[0] == text_role and plan.text_fields and not plan.args:
             continue
@@ -54,6 +56,17 @@ def resolve_tools(draft: Draft) -> None:
         if out:
             best = max(out, key=lambda lk: (lk.source_path == plan.call_id, lk.matched))
             plan.call_id = best.source_path
+
+
+OUTCOME_WORDS = {"output", "outputs", "result", "results", "response", "observation", "return", "returned"}
+
+
+def _names_an_outcome(plan: KindPlan) -> bool:
+    """Whether the kind's own name ends in a word for what a call gave back (`function_call_output`,
+    `tool_result`): such a kind answers a call; it is not one."""
+    value = dict(plan.kind.match).get(kind_name_path(plan))
+    parts = words(value) if isinstance(value, str) else []
+    return bool(parts) and parts[-1] in OUTCOME_WORDS
 
 
 def exchange_shaped(draft: Draft, plan: KindPlan) -> bool:

@@ -33,7 +33,7 @@ from generator.infer.fields import (
     tool_shaped_without_name,
 )
 from generator.infer.linking import result_link, tool_links
-from generator.inspect import dotted, name_roles, strong_roles
+from generator.inspect import dotted, strong_roles
 
 TEXT_ROLES = ("user", "assistant", "reasoning")
 
@@ -78,10 +78,8 @@ def native_convention(draft: Draft, plan: Any) -> Verdict | None:
     """A harness Letta has an adapter for: its own role for the kind's name, before any other rule."""
     if not draft.native_rules:
         return None
-    role = None
-    for value in plan.kind.names():
-        if value in draft.native_rules["roles"]:
-            role = draft.native_rules["roles"][value]
+    # the innermost value first: codex's `event_msg` is skipped, its `agent_reasoning` is not
+    role = next((draft.native_rules["roles"][v] for v in plan.kind.names() if v in draft.native_rules["roles"]), None)
     if not role:
         return None
     return Verdict(role, 0.95, draft.native_rules["why"].format(source=draft.native.source))
@@ -182,7 +180,7 @@ def named_text(draft: Draft, plan: Any, f: Facts) -> Verdict | None:
         return None
     k = plan.kind
     others = [r for r in ("user", "assistant", "reasoning", "system", "observation", "skip") if r != f.text_role]
-    rival = next(((v, roles[0]) for v in k.names() for roles in [name_roles(v)]
+    rival = next(((v, roles[0]) for v in k.names() for roles in [strong_roles(v)]
                   if roles and {roles[0], f.text_role} == {"user", "assistant"}), None)
     if rival:  # `type: assistant` with `userType: human`: two of its values name two speakers
         return Verdict(f.text_role, 0.6, f"{f.n}: `{k.names()[0]}` names {f.text_role} but `{rival[0]}` names "

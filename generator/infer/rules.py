@@ -26,6 +26,33 @@ def rule_name(plan: KindPlan) -> str:
     return f"{label} ({plan.role.replace('_', ' ')})"
 
 
+def _tool_name(plan: KindPlan) -> object:
+    """Where a call's tool name is read. A kind named by its type alone names the tool by that type;
+    one whose type says it is a call of something (the OpenAI Responses items `web_search_call`,
+    Codex's `tool_search_call`) names that something: a call of `web_search`, as Letta's Codex
+    adapter writes it."""
+    path = plan.tool_name or kind_name_path(plan)
+    value = dict(plan.kind.match).get(path)
+    if isinstance(value, str) and value.endswith("_call") and len(value) > len("_call"):
+        return {"value": value.removesuffix("_call")}
+    return mapping_path(path)
+
+
+def _beside_main(draft: Draft) -> list[dict]:
+    """A native harness's rules for rows kept beside the main conversation (Claude Code's
+    `isSidechain` rows): only when a sampled file holds both. A file of nothing but such rows is a
+    subagent's own transcript, which Letta's adapter reads as the conversation."""
+    out = []
+    for rule in (draft.native_rules or {}).get("first_rules", []):
+        [(key, value)] = rule["match"].items()
+        by_file: dict[str, set] = {}
+        for rec in draft.p.recs:
+            by_file.setdefault(rec.file, set()).add(rec.data.get(key) == value)
+        if any(seen == {True, False} for seen in by_file.values()):
+            out.append(rule)
+    return out
+
+
 def collapse_skips(rules: list[dict]) -> list[dict]:
     """A skipped kind split further (``event=typing`` + ``by=bot``) is skipped whatever the finer value."""
     out: list[dict] = []
@@ -94,7 +121,7 @@ def kind_rule(draft: Draft, plan: KindPlan) -> dict:
     if plan.role in ("tool_call", "tool_exchange"):
         if plan.call_id:
             rule["call_id"] = mapping_path(plan.call_id)
-        rule["tool_name"] = mapping_path(plan.tool_name or kind_name_path(plan))
+        rule["tool_name"] = _tool_name(plan)
         if plan.args:
             rule["args"] = mapping_path(plan.args)
             if plan.args_key:
@@ -139,7 +166,7 @@ def kinds_section(draft: Draft) -> list[dict]:
             rules.append({**rule, "name": f"{rule['name']}: the user's", "match": match, "role": "user"})
         rules.append(rule)
     rules = collapse_skips(rules)
-    rules = [*draft.opening_rules, *(draft.native_rules or {}).get("first_rules", []), *merge_skips(rules)]
+    rules = [*draft.opening_rules, *_beside_main(draft), *merge_skips(rules)]
     if draft.native_rules:
         seen = {v for plan in draft.plans for _, v in plan.kind.match}
         unseen = [t for t in draft.native_rules["bookkeeping"] if t not in seen]

@@ -64,3 +64,41 @@ def test_codex_injected_context_is_harness_noise(tmp_path):
              for k in inference.mapping["kinds"] if k.get("match")}
     assert roles.get("session_meta") in ("skip", None) and roles.get("turn_context") in ("skip", None), roles
     assert inference.mapping["meta"]["model"], inference.mapping["meta"]
+
+
+def _rollout(tmp_path, items: list[dict]) -> list[str]:
+    rows = [{"timestamp": f"2026-03-30T05:38:{n:02d}.000Z", "type": "response_item", "payload": item}
+            for n, item in enumerate(items)]
+    (tmp_path / "rollout.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return [str(tmp_path)]
+
+
+USER = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Inspect both files please."}]}
+DONE = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Both files inspected."}]}
+
+
+def test_an_output_kind_is_never_a_call_even_when_its_ids_repeat(tmp_path):
+    # Letta's cleanup fixture: one id used by every call and output of the session, so the id link is
+    # dropped as a session constant; `function_call_output` was then a call named `function_call_output`
+    calls = [{"type": "function_call", "name": "exec", "call_id": "call_DUP", "arguments": json.dumps({"cmd": c})}
+             for c in ("cat a", "cat b")]
+    outputs = [{"type": "function_call_output", "call_id": "call_DUP", "output": o} for o in ("alpha", "beta")]
+    inference = infer(_rollout(tmp_path, [USER, *calls, *outputs, DONE]), source="codex")
+    [rule] = [k for k in inference.mapping["kinds"] if k.get("match", {}).get("payload.type") == "function_call_output"]
+    assert rule["role"] != "tool_call", rule
+
+
+def test_a_kind_named_as_a_call_of_something_names_that_tool(tmp_path):
+    items = [USER, {"type": "tool_search_call", "call_id": "c1", "arguments": {"query": "filesystem tools"}},
+             {"type": "tool_search_output", "call_id": "c1", "tools": [{"name": "read_file"}]}, DONE]
+    inference = infer(_rollout(tmp_path, items), source="codex")
+    [rule] = [k for k in inference.mapping["kinds"] if k.get("match", {}).get("payload.type") == "tool_search_call"]
+    assert rule["tool_name"] == {"value": "tool_search"}, rule
+
+
+def test_a_subagent_s_own_transcript_keeps_its_sidechain_rows(tmp_path):
+    paths = _claude(tmp_path)
+    rows = [json.loads(line) for line in (tmp_path / "s1.jsonl").read_text().splitlines()]
+    (tmp_path / "s1.jsonl").write_text("".join(json.dumps({**r, "isSidechain": True}) + "\n" for r in rows))
+    kinds = infer(paths, source="claude-code").mapping["kinds"]
+    assert not any(k.get("match") == {"isSidechain": True} for k in kinds), kinds

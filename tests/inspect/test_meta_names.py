@@ -42,10 +42,17 @@ def _chat(extra_user: dict, extra_assistant: dict) -> list[dict]:
 
 
 def test_two_fields_of_the_same_standing_that_disagree_are_a_question(tmp_path):
-    records = _chat({"request_model": "gpt-4"}, {"request_model": "gpt-4", "response_model": "gpt-4-0613"})
+    records = _chat({"agent_model": "gpt-4"}, {"agent_model": "gpt-4", "llm_model": "gpt-4-0613"})
     decision = next(d for d in infer([_write(tmp_path, records)]).decisions if d.key == "meta.model")
     assert decision.confidence < 0.8
     assert [[p] for p in decision.value] != [] and [] in decision.candidates  # writing none is a choice
+
+
+def test_of_a_requested_and_an_answering_model_the_answering_one_is_the_session_s(tmp_path):
+    records = _chat({"request_model": "gpt-4"}, {"request_model": "gpt-4", "response_model": "gpt-4-0613"})
+    decision = next(d for d in infer([_write(tmp_path, records)]).decisions if d.key == "meta.model")
+    assert decision.value == ["response_model"] and decision.sure
+    assert ["request_model"] in decision.candidates and [] in decision.candidates
 
 
 def test_one_clear_field_is_decided_and_none_is_still_offered(tmp_path):
