@@ -94,6 +94,7 @@ class Input(Section):
     children: Any = dc.field(default_factory=list)  # paths of records nested in records
     tagged: Any = None  # {tag, value}: a [name, payload] line or element is one record (shapes.py)
     unflatten: bool = False  # dotted keys with list indices are rebuilt as the tree they flatten
+    keyed_lists: bool = False  # lists of {key, value} objects (OTLP attributes) are read as objects
     decode: list[str] = dc.field(default_factory=list)  # keys whose JSON strings are parsed where they are
     more_records: Any = dc.field(default_factory=list)  # paths of lists read after the records_path one
 

@@ -187,7 +187,7 @@ class Cleaner:
                 ctx = DocumentContext(str(item.path), container)
                 return self.hooks.transform_document(document, ctx, outcome.skip)
         shaping = Shaping.from_settings(settings.tagged, settings.unflatten, settings.decode,
-                                        compile_paths(settings.more_records))
+                                        compile_paths(settings.more_records), settings.keyed_lists)
         for entry in read_records(item, settings.container, path, self.limits, settings.document_key,
                                   transform, span, shaping):
             if isinstance(entry, BadLine):

@@ -11,6 +11,12 @@ proposes it from what the samples hold; ``inspect`` reads through these same fun
   numeric order (``10`` after ``9``), before its records are looked for.
 - ``input.more_records``: the conversation goes on in other lists of the document (a request's
   messages, then the reply's): their records are read after those at ``input.records_path``.
+- ``input.keyed_lists``: a list of ``{key, value}`` objects (OpenTelemetry's OTLP/JSON attributes,
+  ``[{"key": "gen_ai.system", "value": {"stringValue": "openai"}}]``) is the object it spells:
+  ``{"gen_ai.system": "openai"}``, each OTLP value read as the value it wraps (``intValue`` strings as
+  integers, ``arrayValue`` / ``kvlistValue`` as a list / an object). A list with a repeated key, or
+  an item that is not ``{key, <an OTLP value>}`` (a plain ``{key, value: "x"}`` list is a list of
+  records), stays as written.
 - ``input.decode``: the named keys of a document (or line) hold JSON written as a string
   (``"{\\"messages\\": [...]}"``): each is parsed where it is, before the records are looked for.
 
@@ -43,30 +49,34 @@ class Shaping:
     unflatten: bool = False
     decode: tuple[str, ...] = ()
     more: tuple[tuple, ...] = ()  # input.more_records, compiled: lists read after the records_path one
+    keyed: bool = False  # input.keyed_lists
 
     @classmethod
     def from_settings(cls, tagged: Any = None, unflatten: bool = False, decode: Any = None,
-                      more: tuple[tuple, ...] = ()) -> Shaping | None:
-        """The rules of ``input.tagged`` / ``unflatten`` / ``decode`` / ``more_records``; None when all are off."""
+                      more: tuple[tuple, ...] = (), keyed: bool = False) -> Shaping | None:
+        """The rules of ``input.tagged`` / ``unflatten`` / ``decode`` / ``more_records`` / ``keyed_lists``;
+        None when all are off."""
         tag = value = None
         if isinstance(tagged, dict):
             tag, value = tagged.get("tag"), tagged.get("value")
-        if not tag and not unflatten and not decode and not more:
+        if not tag and not unflatten and not decode and not more and not keyed:
             return None
-        return cls(tag or None, value or "value", bool(unflatten), tuple(decode or ()), tuple(more))
+        return cls(tag or None, value or "value", bool(unflatten), tuple(decode or ()), tuple(more), bool(keyed))
 
     @classmethod
     def from_input(cls, settings: dict[str, Any]) -> Shaping | None:
         """The rules of a mapping's ``input`` section as a plain dict (the generator's readers)."""
         from .mapping import compile_paths
         return cls.from_settings(settings.get("tagged"), bool(settings.get("unflatten")), settings.get("decode"),
-                                 compile_paths(settings.get("more_records")))
+                                 compile_paths(settings.get("more_records")), bool(settings.get("keyed_lists")))
 
     def record(self, value: Any) -> Any:
         """``value`` (a line, or the whole document) with the rules applied; raises ShapeError for
         a tagged array that cannot be one record."""
         if self.tag and is_tagged(value):
             value = untag(value, self.tag, self.value)
+        if self.keyed:
+            value = keyed_lists(value)
         if isinstance(value, dict):
             if self.decode:
                 value = decode_keys(value, self.decode)
@@ -103,6 +113,74 @@ def untag(value: list, tag: str, inner: str = "value") -> dict[str, Any]:
     if tag in payload:
         raise ShapeError(f"the payload already has a key {tag!r}; set input.tagged.tag to a key it lacks")
     return {tag: name, **payload}
+
+
+OTLP_VALUES = ("stringValue", "boolValue", "intValue", "doubleValue", "bytesValue", "arrayValue", "kvlistValue")
+
+
+def is_keyed_list(value: Any) -> bool:
+    """A non-empty list of ``{key: <string>, value: <an OTLP value>}`` objects whose keys all differ
+    (``{"stringValue": "x"}``: one key, one of ``OTLP_VALUES``)."""
+    if not isinstance(value, list) or not value:
+        return False
+    keys = set()
+    for item in value:
+        if not (isinstance(item, dict) and len(item) == 2 and isinstance(item.get("key"), str)
+                and isinstance(item.get("value"), dict) and len(item["value"]) == 1
+                and next(iter(item["value"])) in OTLP_VALUES):
+            return False
+        keys.add(item["key"])
+    return len(keys) == len(value)
+
+
+def holds_keyed_list(value: Any) -> bool:
+    """Whether a keyed list is anywhere in ``value`` (what ``inspect`` proposes ``input.keyed_lists``
+    on)."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if is_keyed_list(node):
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def keyed_lists(value: Any) -> Any:
+    """``value`` with every keyed list in it turned into the object it spells (``input.keyed_lists``),
+    in place: the value is the reader's own parse, and a whole trace is not copied to change its
+    attribute lists. Iterative, each container once, so a deep value costs no recursion."""
+    root = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        holder, at = stack.pop()
+        node = holder[at]
+        if is_keyed_list(node):
+            node = holder[at] = {item["key"]: _otlp(item["value"]) for item in node}
+        if isinstance(node, dict):
+            stack.extend((node, key) for key in node)
+        elif isinstance(node, list):
+            stack.extend((node, index) for index in range(len(node)))
+    return root[0]
+
+
+def _otlp(value: Any) -> Any:
+    """An OTLP ``AnyValue`` (``{"stringValue": "x"}``) as the value it wraps; anything else as it is."""
+    if not (isinstance(value, dict) and len(value) == 1):
+        return value
+    [(kind, inner)] = value.items()
+    if kind not in OTLP_VALUES:
+        return value
+    if kind == "intValue" and isinstance(inner, str) and inner.lstrip("-").isdigit() and len(inner) <= 20:
+        return int(inner)  # OTLP/JSON writes 64-bit integers as strings
+    if kind in ("arrayValue", "kvlistValue") and isinstance(inner, dict):
+        values = inner.get("values", [])
+        if kind == "kvlistValue" and is_keyed_list(values):
+            return values  # turned into an object when the walk reaches it
+        return [_otlp(v) for v in values] if isinstance(values, list) else value
+    return inner
 
 
 def _index(segment: str) -> bool:

@@ -25,6 +25,8 @@ def reading_settings(files: list[Any]) -> dict[str, Any]:
             out["tagged"] = dict(shaping["tagged"])
         if shaping.get("unflatten"):
             out["unflatten"] = True
+        if shaping.get("keyed_lists"):
+            out["keyed_lists"] = True
         decode.update(dict.fromkeys(shaping.get("decode") or ()))
         if shaping.get("more_records") and "more_records" not in out:
             out["more_records"] = list(shaping["more_records"])

@@ -10,7 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from cleaner_runtime.shapes import ShapeError, decodable_keys, decode_keys, flattened, is_tagged, unflatten, untag
+from cleaner_runtime.shapes import (
+    ShapeError,
+    decodable_keys,
+    decode_keys,
+    flattened,
+    holds_keyed_list,
+    is_tagged,
+    keyed_lists,
+    unflatten,
+    untag,
+)
 from generator.inspect.documents import records_in_document
 
 TAG = "tag"  # the key a tagged record's name is read into (input.tagged.tag)
@@ -32,6 +42,9 @@ def shape_document(report: Any, document: Any) -> Any:
         return document
     if not isinstance(document, dict):
         return document
+    if holds_keyed_list(document):
+        report.shaping["keyed_lists"] = True
+        document = keyed_lists(document)
     rebuilt = unflatten(document) if flattened(document) else document
     if rebuilt is not document:
         report.shaping["unflatten"] = True
@@ -51,6 +64,9 @@ def shape_line(report: Any, value: Any) -> Any:
     if is_tagged(value):
         report.shaping["tagged"] = dict(TAGGED)
         return untag(value, TAG, VALUE)
+    if isinstance(value, dict) and holds_keyed_list(value):
+        report.shaping["keyed_lists"] = True
+        return keyed_lists(value)
     return value
 
 
@@ -70,6 +86,8 @@ def shaping_words(shaping: dict) -> list[str]:
     if shaping.get("decode"):
         out.append("JSON written as strings, parsed: " + ", ".join(f"`{k}`" for k in shaping["decode"])
                    + " (input.decode)")
+    if shaping.get("keyed_lists"):
+        out.append("lists of {key, value} objects (OTLP attributes) read as objects (input.keyed_lists)")
     if shaping.get("unflatten"):
         out.append("flattened keys (`a.0.b`) rebuilt as the tree they stand for (input.unflatten)")
     return out
