@@ -558,6 +558,8 @@ COVERED_ELSEWHERE = {
     INTERRUPTED: "test_crash_safety.py (SIGKILL at random moments; SIGINT and SIGTERM exit 130)",
     NOT_WRITTEN: "test_crash_safety.py (a folder in the way of one output fails only that session)",
     BUG: "test_runtime_bug.py (a planted exception fails only its session)",
+    "harness-noise user text": "tests/runtime/test_harness_noise.py (dropped and counted, [] keeps them, own "
+                               "prefixes) and tests/formats/test_upstream_yes.py (Letta's own fixtures)",
     MAPPING_FILE: "tests/update/test_update.py (an answers file edited as YAML stops the cleaner, naming file:line:column)",
     EXISTING: "test_idempotence.py (results replaced atomically; failed sessions keep old output)",
     INPUT_CHANGED: "tests/performance/test_jobs.py (a hook changes each file after its first reading: a new "
