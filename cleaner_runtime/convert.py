@@ -604,6 +604,10 @@ class Converter:
         if adapter is not None:
             self.classify = adapter.kind_of  # type: ignore[method-assign]
 
+    def is_harness_noise(self, role: str, text: str) -> bool:
+        """A user text opening with one of ``sessions.harness_noise``: the harness's, not the person's."""
+        return role == "user" and bool(self.harness_noise) and text.lstrip().startswith(self.harness_noise)
+
     def classify(self, record: dict) -> Kind | None:
         """The rule of ``kinds`` a record matches (a callable writing it, with a ``name``); None for none."""
         key = self._kind_key(record)
@@ -974,7 +978,7 @@ class SessionBuilder:
         if text is None or text == "":
             self.stats.skip(f"{role} record with no content", where)
             return
-        if role == "user" and self.c.harness_noise and text.lstrip().startswith(self.c.harness_noise):
+        if self.c.is_harness_noise(role, text):
             self.stats.skip("harness-noise user record (sessions.harness_noise)", where)
             return
         self.texts += 1

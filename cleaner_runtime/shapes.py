@@ -133,37 +133,30 @@ def is_keyed_list(value: Any) -> bool:
     return len(keys) == len(value)
 
 
-def holds_keyed_list(value: Any) -> bool:
-    """Whether a keyed list is anywhere in ``value`` (what ``inspect`` proposes ``input.keyed_lists``
-    on)."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if is_keyed_list(node):
-            return True
-        if isinstance(node, dict):
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return False
-
-
 def keyed_lists(value: Any) -> Any:
     """``value`` with every keyed list in it turned into the object it spells (``input.keyed_lists``),
     in place: the value is the reader's own parse, and a whole trace is not copied to change its
     attribute lists. Iterative, each container once, so a deep value costs no recursion."""
+    return count_keyed_lists(value)[0]
+
+
+def count_keyed_lists(value: Any) -> tuple[Any, int]:
+    """``keyed_lists`` and how many lists it turned (``inspect`` proposes the setting on that count,
+    in the same walk)."""
     root = [value]
+    turned = 0
     stack: list[tuple[Any, Any]] = [(root, 0)]
     while stack:
         holder, at = stack.pop()
         node = holder[at]
         if is_keyed_list(node):
             node = holder[at] = {item["key"]: _otlp(item["value"]) for item in node}
+            turned += 1
         if isinstance(node, dict):
             stack.extend((node, key) for key in node)
         elif isinstance(node, list):
             stack.extend((node, index) for index in range(len(node)))
-    return root[0]
+    return root[0], turned
 
 
 def _otlp(value: Any) -> Any:

@@ -292,7 +292,7 @@ def find_losses(mapping: dict, inputs: Path, outputs: Path, summary: str = "") -
                     raw_ids.add(call_id)
         said = call_words(record)
         for field, text in prose_fields(record, skip_key=document_key):
-            if kind.role == "user" and converter.harness_noise and text.lstrip().startswith(converter.harness_noise):
+            if converter.is_harness_noise(kind.role, text):
                 continue  # the harness's text, dropped and counted by the rule the mapping states
             if not any(window in corpus for window in _windows(text)) and not restates_calls(text, said):
                 entry = lost.setdefault((kind.name, field), [0, where])

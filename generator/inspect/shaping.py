@@ -12,12 +12,11 @@ from typing import Any
 
 from cleaner_runtime.shapes import (
     ShapeError,
+    count_keyed_lists,
     decodable_keys,
     decode_keys,
     flattened,
-    holds_keyed_list,
     is_tagged,
-    keyed_lists,
     unflatten,
     untag,
 )
@@ -42,9 +41,9 @@ def shape_document(report: Any, document: Any) -> Any:
         return document
     if not isinstance(document, dict):
         return document
-    if holds_keyed_list(document):
+    document, turned = count_keyed_lists(document)
+    if turned:
         report.shaping["keyed_lists"] = True
-        document = keyed_lists(document)
     rebuilt = unflatten(document) if flattened(document) else document
     if rebuilt is not document:
         report.shaping["unflatten"] = True
@@ -64,9 +63,9 @@ def shape_line(report: Any, value: Any) -> Any:
     if is_tagged(value):
         report.shaping["tagged"] = dict(TAGGED)
         return untag(value, TAG, VALUE)
-    if isinstance(value, dict) and holds_keyed_list(value):
+    value, turned = count_keyed_lists(value)
+    if turned:
         report.shaping["keyed_lists"] = True
-        return keyed_lists(value)
     return value
 
 

@@ -35,8 +35,8 @@ def test_the_text_beside_a_call_list_is_written_before_the_calls(tmp_path):
     assert assistant["emit"][0]["field"] == "contents"
 
 
-def test_a_thought_that_is_the_message_is_written_once_as_the_message(tmp_path):
-    # SWE-agent: `thought` equals `content` in every action; both were written (text twice)
+def _thought_is_content() -> list[dict]:
+    """SWE-agent's history: each action's `thought` is its `content`, beside its calls."""
     records = [{"role": "user", "content": "Fix the failing parser test, please.", "t": T.format(0)}]
     for n in range(3):
         said = f"Step {n}: I will look at the parser module next."
@@ -44,6 +44,12 @@ def test_a_thought_that_is_the_message_is_written_once_as_the_message(tmp_path):
                      "tool_calls": [{"id": f"c{n}", "function": {"name": "bash",
                                                                  "arguments": json.dumps({"command": f"ls {n}"})}}]},
                     {"role": "tool", "tool_call_id": f"c{n}", "content": f"file{n}.py", "t": T.format(2 * n + 2)}]
+    return records
+
+
+def test_a_thought_that_is_the_message_is_written_once_as_the_message(tmp_path):
+    # SWE-agent: `thought` equals `content` in every action; both were written (text twice)
+    records = _thought_is_content()
     for n in range(2):
         (tmp_path / f"s{n}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     [assistant] = [k for k in infer([str(tmp_path)]).mapping["kinds"] if k["match"] == {"role": "assistant"}]
@@ -55,13 +61,7 @@ def test_the_text_beside_calls_may_be_chosen_as_the_model_s_reasoning(tmp_path):
     SWE-agent fixture says reasoning, the real SWE-agent yardstick text; Letta's OpenHands adapter
     writes an action's thought as reasoning): the emit decision offers the other reading, and the
     survey's summary could not change it before."""
-    records = [{"role": "user", "content": "Fix the failing parser test, please.", "t": T.format(0)}]
-    for n in range(3):
-        said = f"Step {n}: I will look at the parser module next."
-        records += [{"role": "assistant", "content": said, "thought": said, "t": T.format(2 * n + 1),
-                     "tool_calls": [{"id": f"c{n}", "function": {"name": "bash",
-                                                                 "arguments": json.dumps({"command": f"ls {n}"})}}]},
-                    {"role": "tool", "tool_call_id": f"c{n}", "content": f"file{n}.py", "t": T.format(2 * n + 2)}]
+    records = _thought_is_content()
     (tmp_path / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     inference = infer([str(tmp_path)])
     decision = next(d for d in inference.decisions if d.key == "kinds[role=assistant].emit")
