@@ -238,7 +238,8 @@ def search(profile: Profile, paths: list[str], *, source: str | None = None, ans
     finally:
         samples.remove()
     inference = _marked(current.inference, settled, current.score.echoed)
-    doubts = (actions_in_text(current.trial.outputs), superseded_records(profile, inference.mapping))
+    undone = None if "kinds.undone" in given else superseded_records(profile, inference.mapping)  # answered
+    doubts = (actions_in_text(current.trial.outputs), undone)
     inference.doubts = [doubt for doubt in doubts if doubt]
     return Searched(inference, list(settled.values()), budget.trials, current.score)
 

@@ -1,11 +1,18 @@
-"""Records the format marks as no longer part of the conversation: a doubt, so `new --yes` refuses.
+"""Records the format marks as no longer part of the conversation: dropped when they are words taken
+back, a doubt (`new --yes` refuses) otherwise.
 
 Why: some formats keep what a person undid. A message whose ``state`` is ``rewound`` (hermes), a
 turn marked ``discarded`` or ``superseded``, stays in the file beside the history that replaced
 it. A cleaner that reads every record writes both: every text is kept, so no score sees a loss,
-yet the trajectory says the agent did what was undone. Whether such records belong to the session
-is the format owner's call, never a guess, so it is said and `--yes` refuses until a mapping
-that tells them apart is given (a kinds rule matching that field).
+yet the trajectory says the agent did what was undone. Letta's adapters, the downstream authority,
+drop what the harness itself excludes from replay (hermes's rewound rows, a tree's abandoned
+branches), so a message taken back is skipped, counted under its rule's name. That reading is
+taken only for speech: every marked record is of a kind written as user, assistant or reasoning,
+and each such kind holds unmarked records too (the mark is a state beside the kind, not a kind of
+its own). A marked tool result (a deploy whose status says ``reverted``) is a fact of what
+happened, and a kind marked throughout is a kind: those stay a doubt, and `--yes` refuses until a
+mapping that tells them apart is given (a kinds rule matching that field) or ``kinds.undone`` is
+answered.
 
 The rule, on the profile: a field of the records whose values are words (outside lists, at most
 ``MAX_VALUES`` distinct values, each one token) holds, in some records but not all, a value whose words include
@@ -13,7 +20,8 @@ one of ``SUPERSEDED``; and no kinds rule of the mapping matches on that field.
 
 Contract: ``superseded_records(profile, mapping)`` returns ``None`` or one sentence naming the
 field, the value and how many sampled records hold it; ``undone_rule(draft, kinds)`` decides
-``kinds.undone`` (keep or skip them) and, for skip, puts a rule skipping them before the others.
+``kinds.undone`` (skip, sure, for speech taken back; else keep, a question) and, for skip, puts a
+rule skipping them before the others.
 """
 
 from __future__ import annotations
@@ -22,8 +30,9 @@ import re
 from typing import Any
 
 from cleaner_runtime.mapping import dotted as match_key
-from generator.inspect import LIST, Profile, dotted, words
+from generator.inspect import LIST, Profile, dotted, get, words
 
+SPOKEN = {"user", "assistant", "reasoning"}
 SUPERSEDED = {"rewound", "reverted", "discarded", "abandoned", "superseded", "retracted", "undone", "rolled",
               "deleted", "obsolete"}
 MAX_VALUES = 12
@@ -57,17 +66,28 @@ def superseded_records(profile: Profile, mapping: dict[str, Any]) -> str | None:
 
 
 def undone_rule(draft: Any, kinds: list[dict]) -> list[dict]:
-    """The kinds, with records marked undone skipped first when the person says so (``kinds.undone``:
-    ``keep`` by default, the data's own reading; the search keeps it, since skipping loses text, and
-    the doubt above makes `--yes` refuse; the survey offers ``skip``)."""
+    """The kinds, with records marked undone skipped first when they are speech taken back (Letta's
+    reading) or the person says so (``kinds.undone``); kept, as a question, otherwise."""
     found = marked_records(draft.p)
     if found is None:
         return kinds
     path, values, held = found
-    choice = draft.decide("kinds.undone", "keep", 0.6,
-                          f"{held} record(s) have `{dotted(path)}` = {', '.join(f'`{v}`' for v in values)}",
-                          ["skip"])
+    marks = f"{held} record(s) have `{dotted(path)}` = {', '.join(f'`{v}`' for v in values)}"
+    if taken_back(draft, path, values):
+        choice = draft.decide("kinds.undone", "skip", 0.9,
+                              f"{marks}: messages taken back, which Letta's adapters drop as the harness "
+                              "excludes them from replay (counted)", ["keep"])
+    else:
+        choice = draft.decide("kinds.undone", "keep", 0.6, marks, ["skip"])
     if choice != "skip":
         return kinds
     match = {match_key(path): values[0] if len(values) == 1 else values}
     return [{"name": f"records marked {' / '.join(values)} (skip)", "match": match, "role": "skip"}, *kinds]
+
+
+def taken_back(draft: Any, path: tuple, values: list[str]) -> bool:
+    """Whether the marked records are words taken back: each is of a kind written as speech, and each
+    such kind holds unmarked records too (the mark is a state beside the kind)."""
+    marked = [plan for plan in draft.plans if any(get(r.data, path) in values for r in plan.kind.recs)]
+    return bool(marked) and all(
+        plan.role in SPOKEN and not all(get(r.data, path) in values for r in plan.kind.recs) for plan in marked)
