@@ -354,6 +354,7 @@ class Block:
     args_key: str
     result_link: tuple
     ok: OkSpec | None
+    timestamp: tuple = ()  # the block's own time (a reasoning item's `started_at`); default its record's
 
     @classmethod
     def compile(cls, spec: dict) -> Block:
@@ -367,9 +368,15 @@ class Block:
             args_key=spec.get("args_key") or "_raw",
             result_link=compile_paths(spec.get("result_link")),
             ok=compile_ok(spec.get("ok")),
+            timestamp=compile_paths(spec.get("timestamp")),
         )
 
     def __call__(self, c: Converter, item: Any) -> Part:
+        """What a block of this type says (``said``), with its own time when the rule names one."""
+        part = self.said(c, item)
+        return part._replace(at=first_present(item, self.timestamp)) if self.timestamp else part
+
+    def said(self, c: Converter, item: Any) -> Part:
         """What a block of this type says, read from it. A rendered cleaner runs its generated code
         instead (one function per block type, the same reads spelled out); this is their meaning."""
         kind = self.kind
@@ -403,6 +410,7 @@ class Part(NamedTuple):
     args_key: str = "_raw"
     link: Any = MISSING
     ok: bool | None = None
+    at: Any = MISSING  # the block's own time, raw (``blocks.types[].timestamp``)
 
 
 BlockReader = Callable[["Converter", Any], Part]
@@ -1242,6 +1250,8 @@ class SessionBuilder:
                               "mapping, or set blocks.unknown: skip")
                 continue
             kind, value = part[0], part[1]
+            if part.at is not MISSING:  # the block's own time, where it names one
+                ts = result_ts = self.time(part.at) or ts
             if kind == "text" or kind == "placeholder":
                 if calls or (texts and (text_role != role or text_ts != ts)):
                     self._flush(texts, text_role, text_ts, calls, calls_ts, outputs, where)

@@ -293,6 +293,9 @@ class _Builder:
             const = self._constant(func.upper() + "_OK", "outcome({})", spec["ok"], "outcome")
             self.used.add("read_ok")
             args.append(f"ok=read_ok(item, {const})")
+        if block.timestamp and kind != "skip":
+            args.append(f"at={self.reading('first', block.timestamp, 'item')}")
+            doc += f" Its time: {shown(block.timestamp)}."
         return BlockCode(py_literal(name), func, docstring(doc), f"Part({', '.join(args)})")
 
     def _imports(self) -> str:

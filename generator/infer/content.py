@@ -66,8 +66,11 @@ def plan_content(draft: Draft, plan: KindPlan) -> None:
     conf = 0.9
     evidence = f"`{dotted(best[1])}`: {best[2]}, in {k.stats[best[1]].records}/{k.count} record(s)"
     others = [c for c in cands[1:] if c[1] != best[1]]
-    if others:
-        second = others[0]
+    # a field inside the best one (`output[].content` of the `output` blocks) is read with it, never
+    # instead of it: the alternative that may fill its gaps is the first field outside it
+    outside = [c for c in others if c[1][: len(best[1])] != best[1]]
+    if outside:
+        second = outside[0]
         both = both_filled(k, best[1], second[1])
         gap = fills_gap(k, best[1], second[1])
         if both and second[0] >= 0.8 * best[0] and best[2] == second[2]:

@@ -48,7 +48,7 @@ from generator.infer.speakers import people_beside_bots, split_by_speaker
 from generator.infer.steps import group_spans, steps_answering_calls, uncalled_steps
 from generator.infer.superseded import undone_rule
 from generator.infer.times import timestamps_section
-from generator.infer.timing import end_times, session_order
+from generator.infer.timing import block_times, end_times, session_order
 from generator.inspect import MAX_BYTES, Profile, profile_paths
 
 __all__ = ["CONFIDENT", "Decision", "Draft", "Inference", "infer", "infer_profile"]
@@ -102,6 +102,7 @@ def infer_profile(profile: Profile, *, source: str | None = None, answers: dict 
         mapping["session"]["opening"] = opening
     mapping["timestamps"] = timestamps_section(draft)
     end_times(draft, mapping["timestamps"]["fields"])
+    block_times(draft, mapping["timestamps"])
     session_order(draft, mapping["session"], mapping["timestamps"]["fields"])
     mapping["meta"] = meta_section(draft)
     if draft.document_used:

@@ -210,9 +210,15 @@ def parentish(path: tuple) -> bool:
     return bool(ws & PARENTISH) and not ws & {"call", "tool", "use", "invocation", "function"}
 
 
+# Fields that name a category (a call's and its result's `status: completed`), never one call: a
+# value they share is no link, however few samples make it look unique.
+CATEGORY_NAMES = {"status", "state", "type", "kind", "role", "level", "outcome", "phase", "stage"}
+
+
 def id_link(link) -> bool:
-    """A link by call id: not a parent/thread reference, not a tool name repeated by its result."""
-    names = {"name", "tool_name", "function_name", "tool", "function"}
+    """A link by call id: not a parent/thread reference, not a tool name repeated by its result, not
+    a category both sides hold."""
+    names = {"name", "tool_name", "function_name", "tool", "function"} | CATEGORY_NAMES
     return not parentish(link.target_path) and not parentish(link.source_path) \
         and norm(link.target_path[-1]) not in names and norm(
         link.source_path[-1]) not in names

@@ -19,12 +19,12 @@ from typing import Any
 
 from cleaner_runtime.timestamps import TimestampError, to_iso
 from generator.infer.calls import ARG_KEYS, ID_KEYS, NAME_KEYS, OUTPUT_KEYS, norm
+from generator.infer.outcomes import success_values
 from generator.inspect import get
 
 RESULT_KEYS = ("result", "results", "output", "outputs", "response", "observation", "return_value", "tool_result")
 TIME_KEYS = ("timestamp", "time", "ts", "created_at", "created", "started_at", "start_time", "date")
 STATUS_KEYS = ("status", "state", "outcome")
-SUCCESS = {"success", "succeeded", "ok", "completed", "complete", "passed", "done"}
 MAX_DEPTH = 6
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\d{9,13}(\.\d+)?$")  # ISO text, or epoch digits
 
@@ -113,11 +113,6 @@ def item_ok(records: list[dict], path: tuple) -> dict | None:
             field = next(k for item in items for k in item if norm(k) == key)
             return {"path": field, "values": wins}
     return None
-
-
-def success_values(values) -> list[str]:
-    """The values of a status field that say the call succeeded, sorted; [] when none does."""
-    return sorted({v for v in values if isinstance(v, str) and v.lower() in SUCCESS})
 
 
 def thought_list(records: list[dict], parent: tuple, names: set[str]) -> tuple | None:

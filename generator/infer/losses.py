@@ -91,15 +91,27 @@ def is_prose(text: str) -> bool:
     return len(squashed) >= 16 and squashed.count(" ") >= 2 and not _TIME.match(squashed)
 
 
+# A typed, folded element (`<details type="reasoning">`, `<details type="tool_calls">`): a chat UI's
+# rendering of a step its record also holds as structure (Open WebUI's `content` beside `output`);
+# its summary line is display chrome, so the text to keep is what lies outside such elements.
+_RENDERED_STEP = re.compile(r"<details\s+type=\"[^\"]*\"[^>]*>.*?</details>", re.DOTALL)
+
+
+def visible_text(text: str) -> str:
+    """``text`` without the steps a UI rendered into it (``_RENDERED_STEP``)."""
+    return _RENDERED_STEP.sub(" ", text) if "<details" in text else text
+
+
 def prose_fields(value: Any, path: tuple = (), skip_key: str | None = None) -> list[tuple[str, str]]:
     """(field pattern, text) of every prose string in a record; list positions read as ``[]``.
     A link inside an image, audio or video (by its key or its block's ``type``) is a binary
-    payload's address, not text to keep."""
+    payload's address, not text to keep; a step a UI rendered into a text is not either."""
     out: list[tuple[str, str]] = []
     stack: list[tuple[tuple, Any, bool]] = [(path, value, False)]
     while stack:
         where, node, media = stack.pop()
         if isinstance(node, str):
+            node = visible_text(node)
             if node.lstrip().startswith(("{", "[")):  # JSON text (arguments, OpenTelemetry attributes)
                 try:
                     stack.append((where, json.loads(node), media))

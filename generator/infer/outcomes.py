@@ -23,6 +23,10 @@ BOOL_FAILED = {"is_error", "error", "failed", "failure", "has_error", "errored"}
 BOOL_OK = {"success", "succeeded", "ok", "passed", "is_success"}
 STATUS_KEYS = {"status", "state", "outcome", "result_status", "conclusion"}
 OK_WORDS = {"success", "succeeded", "ok", "done", "completed", "complete", "passed", "pass"}
+# words that say a step ended, not how: success only where the same field also says failure
+# (`completed` beside `failed`); a field that only ever says `completed` (a Responses item, a codex
+# call) records no outcome, as Letta's adapters read it
+LIFECYCLE_WORDS = {"done", "completed", "complete", "finished"}
 FAILED_WORDS = {"error", "failed", "failure", "fail", "errored", "timeout", "timed_out", "cancelled", "canceled",
                 "aborted", "denied", "rejected"}
 EXIT_KEYS = {"exit_code", "exitcode", "return_code", "returncode", "rc", "exit_status"}
@@ -32,6 +36,14 @@ ERROR_KEYS = {"error", "error_message", "err", "exception", "failure", "error_te
 ERROR_TEXT_KEYS = ERROR_KEYS | {"status_message", "status_description"}
 LEVEL_KEYS = {"level", "severity", "log_level", "levelname"}
 LEVEL_FAILED = {"error", "fatal", "critical", "err"}
+
+
+def success_values(values) -> list[str]:
+    """The values of a status field that say the call succeeded, sorted; [] when none does, or when
+    every value only says the step ended (``LIFECYCLE_WORDS``)."""
+    seen = {v for v in values if isinstance(v, str)}
+    wins = sorted(v for v in seen if norm(v) in OK_WORDS)
+    return wins if wins and {norm(v) for v in seen} - LIFECYCLE_WORDS else []
 
 
 def _fields(record: dict, prefix: str = "", depth: int = 4) -> dict[str, Any]:
@@ -66,9 +78,9 @@ def outcome(records: list[dict], taken: set[str] = frozenset()) -> dict | None:
             if name in BOOL_OK:
                 return {"path": key}
         if name in STATUS_KEYS and all(isinstance(v, str) for v in values):
-            words = {norm(v) for v in values}
-            if words & OK_WORDS and words <= OK_WORDS | FAILED_WORDS:
-                return {"path": key, "values": sorted({v for v in values if norm(v) in OK_WORDS})}
+            wins = success_values(values)
+            if wins and {norm(v) for v in values} <= OK_WORDS | FAILED_WORDS:
+                return {"path": key, "values": wins}
         if name in LEVEL_KEYS and all(isinstance(v, str) for v in values):
             failed = {v for v in values if norm(v) in LEVEL_FAILED}
             if failed and len(failed) < len(set(values)):  # a failed step logged at error level

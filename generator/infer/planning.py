@@ -27,7 +27,8 @@ from generator.infer.fields import (
     pick,
     text_parts,
 )
-from generator.infer.item_parts import STATUS_KEYS, success_values
+from generator.infer.item_parts import STATUS_KEYS
+from generator.infer.outcomes import success_values
 from generator.infer.richtext import plain_over_rich
 from generator.inspect import LIST, Kind, Profile, mapping_path
 

@@ -96,7 +96,7 @@ def decide(key: str, current: Candidate, others: list[Candidate]) -> Settled | N
     differing value's, the current one's included; when the best two differ in output but not
     in the hard part, the samples cannot tell them apart.
     """
-    field_ = [current, *[c for c in others if c.trial.fingerprint() != current.trial.fingerprint()]]
+    field_ = _calls_alike([current, *[c for c in others if c.trial.fingerprint() != current.trial.fingerprint()]])
     distinct: dict[str, Candidate] = {}
     for candidate in field_:
         distinct.setdefault(candidate.trial.fingerprint(), candidate)
@@ -111,6 +111,23 @@ def decide(key: str, current: Candidate, others: list[Candidate]) -> Settled | N
     if best.score.hard < second.score.hard:
         return Settled(key, best.value, _why(best, second), field_)
     return None
+
+
+def _calls_alike(candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates scored on the same calls: each one's drops count the calls ANY of them writes
+    and it does not (by session, id and name), as ``_read_alike`` does for texts. A reading of a
+    rendered text beside a call list (Open WebUI's HTML `content` beside its `output` items) keeps
+    every word and writes no call; by its own measure it loses nothing."""
+    written = [None if c.score.failed else _calls(c.trial) for c in candidates]
+    union = set().union(*(w for w in written if w is not None))
+    return [c if w is None or not union - w else dataclasses.replace(
+        c, score=dataclasses.replace(c.score, dropped=c.score.dropped + len(union - w)))
+        for c, w in zip(candidates, written, strict=True)]
+
+
+def _calls(trial) -> set[tuple]:
+    return {(session, call.get("id"), call.get("name")) for session, records in trial.outputs.items()
+            for record in records for call in record.get("tool_calls") or ()}
 
 
 def _joint(verdict: Settled) -> bool:

@@ -11,6 +11,10 @@ records' time field when the samples are not in time order within a session.
 ``end_times(draft, times)`` stamps the records an output is written from (assistant, reasoning
 and tool results) with the end time beside the start time the mapping reads (``startTime`` ->
 ``endTime``, ``start_time`` -> ``end_time``), when every record of the kind has one.
+``block_times(draft, timestamps)`` gives a block type its own time (``blocks.types[].timestamp``)
+when every block of the type holds a field named like a start or a creation time whose values
+read in the mapping's time format: an Open WebUI message's reasoning item began at its
+``started_at``, before the reply its message is stamped with.
 """
 
 from __future__ import annotations
@@ -53,6 +57,36 @@ def end_times(draft: Draft, fields: list) -> None:
         plan.timestamp = (end,)
         draft.decide(f"kinds[{plan.kind.key}].timestamp", [end], 0.85,
                         f"an output exists when its span ends: `{end}` beside `{fields[0]}`")
+
+
+# names of a block's own time, best first: when its step began, else when it was made
+BLOCK_TIME_NAMES = (("started_at", "start_time", "startTime", "started", "start"),
+                    ("created_at", "createdAt", "created", "timestamp", "time"))
+
+
+def block_times(draft: Draft, timestamps: dict) -> None:
+    from cleaner_runtime.timestamps import TimestampError, to_iso
+
+    fmt, layout = timestamps.get("format"), timestamps.get("layout")
+    if not fmt:
+        return
+    for name, spec in draft.block_plans.items():
+        bt = draft.p.blocks.types.get(name)
+        if bt is None or spec.get("as") in ("skip", "placeholder"):
+            continue
+        for names in BLOCK_TIME_NAMES:
+            field = next((n for n in names if (st := bt.stats.get((n,))) is not None and st.records == bt.count
+                          and st.values and not st.overflow), None)
+            if field is None:
+                continue
+            try:
+                for value in bt.stats[(field,)].values:
+                    to_iso(value, fmt, layout, "UTC")
+            except (TimestampError, TypeError, ValueError):
+                continue
+            spec["timestamp"] = draft.decide(f"blocks.types[{name}].timestamp", [field], 0.85,
+                                             f"every `{name}` block holds its own time `{field}`")
+            break
 
 
 def session_order(draft: Draft, session: dict, fields: list) -> None:

@@ -1,6 +1,6 @@
 """Where the records are in a JSON value: the record list of a document (lists that define the run
 give way), the records readable from the head of a document too big to parse (``Partial``), and
-record lists whose elements each hold their own records (``nested_key``, ``node_map``).
+record lists whose elements each hold their own records (``nested_path``, ``node_map``).
 
 Contract: functions of parsed JSON (or of text, for ``Partial``); nothing here reads a file.
 """
@@ -119,9 +119,10 @@ NESTED_LIST_NAMES = {"messages", "turns", "events", "records", "entries", "steps
 REPLY_KEYS = {"response", "choices", "completion", "output", "outputs", "answer", "reply", "result", "generation"}
 
 
-def nested_key(elements: list) -> str | None:
-    """The key under which every element of a record list holds its own records (an array of
-    conversations, each with its ``messages``); None when the elements are records themselves."""
+def nested_path(elements: list) -> tuple | None:
+    """The path under which every element of a record list holds its own records (an array of
+    conversations, each with its ``messages``; an Open WebUI chat's ``chat.history.messages`` node map);
+    None when the elements are records themselves."""
     dicts = [e for e in elements if isinstance(e, dict)]
     if not dicts or len(dicts) < 0.9 * len(elements):
         return None
@@ -136,14 +137,28 @@ def nested_key(elements: list) -> str | None:
                     name in ("text", "content", "body", "message") and value.strip())):
                 return None  # a message: the elements are the records
             if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
-                counts[key] += 1
-            elif node_map(value):
-                maps[key] += 1
-    key, n = counts.most_common(1)[0] if counts else (None, 0)
-    if key is not None and n >= 0.8 * len(dicts) and "_".join(words(str(key))) in NESTED_LIST_NAMES:
-        return key
-    key, n = maps.most_common(1)[0] if maps else (None, 0)
-    return key if key is not None and n >= 0.8 * len(dicts) else None
+                counts[(key,)] += 1
+        maps.update(_node_maps(element, (), 0))
+    path, n = counts.most_common(1)[0] if counts else (None, 0)
+    if path is not None and n >= 0.8 * len(dicts) and "_".join(words(str(path[-1]))) in NESTED_LIST_NAMES:
+        return path
+    path, n = maps.most_common(1)[0] if maps else (None, 0)
+    return path if path is not None and n >= 0.8 * len(dicts) else None
+
+
+def _node_maps(node: dict, path: tuple, depth: int) -> list[tuple]:
+    """Paths of the node maps (``shapes.node_map``) in an element, objects at most ``MAP_DEPTH`` deep:
+    a map of records keyed by their own ids is records whatever its name."""
+    found = []
+    for key, value in node.items():
+        if node_map(value):
+            found.append((*path, key))
+        elif isinstance(value, dict) and depth < MAP_DEPTH:
+            found.extend(_node_maps(value, (*path, key), depth + 1))
+    return found
+
+
+MAP_DEPTH = 2
 
 
 def _container_key(elements: list) -> str | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from cleaner_runtime.readers import without_path
 from cleaner_runtime.shapes import ShapeError
+from generator.inspect.fieldpaths import dotted, get
 from generator.inspect.files import open_input
 from generator.inspect.records import FileReport, Keep, Rec
 from generator.inspect.shaping import shape_line
@@ -131,18 +132,20 @@ def read_jsonl(report: FileReport, path: Path, budget: int, index: int, keep: in
     return out
 
 
-def expand_lines(report: FileReport, lines: list[Rec], key: str, index: int, keep: int) -> list[Rec]:
-    """JSONL whose every line is one conversation holding its records at ``key`` (``*.<key>``)."""
-    report.records_path = ("*", key)
+def expand_lines(report: FileReport, lines: list[Rec], inner_path: tuple, index: int, keep: int) -> list[Rec]:
+    """JSONL whose every line is one conversation holding its records at ``inner_path`` (``*.<path>``)."""
+    report.records_path = ("*", *inner_path)
     report.records_path_choices = [report.records_path]
     without = without_path
     out = Keep(index, keep)
     for line in lines:
-        inner = line.data.get(key)
+        inner = get(line.data, inner_path)
+        if isinstance(inner, dict):
+            inner = list(inner.values())  # a node map: its values are the records
         if not isinstance(inner, list):
-            report.bad(line.where, f"no list at `{key}`")
+            report.bad(line.where, f"no list at `{dotted(inner_path)}`")
             continue
-        envelope = without(line.data, (key,))
+        envelope = without(line.data, inner_path)
         for number, value in enumerate(inner, start=1):
             if isinstance(value, dict):
                 rec = out.offer(value, f"{line.where} (record {number})")

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 from cleaner_runtime.readers import without_path
-from generator.inspect.documents import Partial, grouped_records, nested_key, records_in_document
-from generator.inspect.fieldpaths import get, mapping_path
+from generator.inspect.documents import Partial, grouped_records, nested_path, records_in_document
+from generator.inspect.fieldpaths import dotted, get, mapping_path
 from generator.inspect.files import detect_container, first_byte, first_line_longer, open_input
 from generator.inspect.jsonl import expand_lines, read_jsonl
 from generator.inspect.nesting import with_children
@@ -79,7 +79,7 @@ def _read_document(report: FileReport, path: Path, budget: int, index: int, keep
     report.records_path_choices = choices
     if records_path and (grouped := grouped_records(records)) is not None:
         return _read_grouped(report, grouped, index, keep)
-    nested = nested_key(records)
+    nested = nested_path(records)
     if nested is not None:
         return _read_elements(report, records, nested, index, keep)
     out = Keep(index, keep)
@@ -92,22 +92,22 @@ def _read_document(report: FileReport, path: Path, budget: int, index: int, keep
     return out
 
 
-def _read_elements(report: FileReport, elements: list, key: str, index: int, keep: int) -> list[Rec]:
-    """The records nested in each element (``*.<key>``), each knowing its element and the element's
-    other fields (its envelope)."""
-    report.records_path = (*(report.records_path or ()), "*", key)
+def _read_elements(report: FileReport, elements: list, inner_path: tuple, index: int, keep: int) -> list[Rec]:
+    """The records nested in each element (``*.<inner_path>``), each knowing its element and the
+    element's other fields (its envelope)."""
+    report.records_path = (*(report.records_path or ()), "*", *inner_path)
     report.records_path_choices = [report.records_path]
     report.envelope = None  # each element is its records' envelope
     without = without_path
     out = Keep(index, keep)
     for e_no, element in enumerate(elements, start=1):
-        inner = element.get(key) if isinstance(element, dict) else None
+        inner = get(element, inner_path) if isinstance(element, dict) else None
         if isinstance(inner, dict):
             inner = list(inner.values())  # a node map: its values are the records
         if not isinstance(inner, list):
-            report.bad(f"{report.path} (element {e_no})", f"no list at `{key}`")
+            report.bad(f"{report.path} (element {e_no})", f"no list at `{dotted(inner_path)}`")
             continue
-        envelope = shrink(without(element, (key,)))
+        envelope = shrink(without(element, inner_path))
         for number, value in enumerate(inner, start=1):
             where = f"{report.path} (element {e_no}, record {number})"
             if not isinstance(value, dict):
@@ -178,7 +178,7 @@ def read_sample(shown: str, path: Path, budget: int, index: int, keep: int = 600
             records = read_jsonl(report, path, budget, index, keep)
             if not records:
                 report.container, report.problem = "not_json", "no line holds a JSON object"
-            elif len(records) > 1 and (nested := nested_key([r.data for r in records])) is not None:
+            elif len(records) > 1 and (nested := nested_path([r.data for r in records])) is not None:
                 records = expand_lines(report, records, nested, index, keep)
             elif len(records) == 1 and report.complete and getattr(records, "parsed", 1) == 1:
                 # one compact line holding a list of records: a JSON object document, not JSONL

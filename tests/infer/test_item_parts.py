@@ -39,6 +39,12 @@ def test_a_status_without_a_success_word_is_no_outcome():
     assert item_ok(records, ("invocations",)) is None
 
 
+def test_a_status_that_only_says_the_step_ended_is_no_outcome():
+    # `completed` on every item (a Responses item, a codex call) says it ended, not how: Letta reads no ok
+    records = [_message(1, status="completed"), _message(2, status="completed")]
+    assert item_ok(records, ("invocations",)) is None
+
+
 def test_a_thought_list_keeps_its_text_fields_in_order_and_not_its_time():
     found = thought_list([_message(1)], (), REASONING_KEYS)
     assert found == (("reflections",), ("headline", "detail"))
@@ -58,7 +64,7 @@ def test_new_yes_writes_thoughts_and_exchanges_of_such_items(tmp_path):
     for n in (1, 2):
         doc = {"conversation": f"c{n}", "turns": [
             {"speaker": "person", "at": f"2026-03-0{n}T10:00:00Z", "reply": f"Where is order {n}?"},
-            _message(n)]}
+            _message(n, status="done" if n == 1 else "error")]}  # `done` says success beside `error`
         (samples / f"c{n}.json").write_text(json.dumps(doc), encoding="utf-8")
     written = render_and_clean(samples, "shop", tmp_path)
     records = written["c1.jsonl"]

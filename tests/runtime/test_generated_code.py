@@ -28,7 +28,7 @@ ROLES = ["user", "assistant", "reasoning", "system", "tool_call", "tool_result",
 BLOCKS = {"type_field": "type", "unknown": "skip", "types": {
     "text": {"as": "text", "field": "text"},
     "call": {"as": "tool_call", "call_id": "id", "tool_name": "name", "args": "args"},
-    "res": {"as": "tool_result", "content": "text", "result_link": "id"},
+    "res": {"as": "tool_result", "content": "text", "result_link": "id", "timestamp": "ts"},
     "pic": {"as": "placeholder", "text": "[image]"},
 }}
 BLOCK_NAMES = ["text", "call", "res", "pic", "odd", 'q"t', "{{b}}", "émoji"]
@@ -39,6 +39,7 @@ paths = st.one_of(path.filter(lambda p: isinstance(p, str)), st.lists(path, min_
 scalar = st.one_of(st.sampled_from(MATCHED), st.text(max_size=8), st.integers(-3, 2_000_000_000))
 block = st.fixed_dictionaries({"type": st.sampled_from(BLOCK_NAMES)},
                               optional={"text": st.text(max_size=6), "id": st.sampled_from(["c1", "c2", 3]),
+                                        "ts": st.sampled_from(["2026-01-01T00:00:05Z", "not a time", 17]),
                                         "name": st.sampled_from(["ls", "", "grep"]),
                                         "args": st.one_of(st.dictionaries(key, scalar, max_size=2), st.text(max_size=8))})
 value = st.recursive(st.one_of(scalar, st.lists(block, max_size=3)),

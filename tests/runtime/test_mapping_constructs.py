@@ -115,6 +115,28 @@ def test_an_exchange_entry_writes_the_result_at_its_own_time():
     ]
 
 
+def test_a_block_with_its_own_time_is_written_at_it_and_one_without_at_its_records():
+    mapping = {
+        "timestamps": {"fields": ["at"]},
+        "kinds": [
+            {"name": "ask", "match": {"role": "user"}, "role": "user", "content": "text"},
+            {"name": "reply", "match": {"role": "assistant"}, "role": "assistant", "content": "items"},
+        ],
+        "blocks": {"type_field": "type", "types": {
+            "reasoning": {"as": "reasoning", "field": "text", "timestamp": "started_at"},
+            "message": {"as": "text", "field": "text", "timestamp": "started_at"},
+        }},
+    }
+    out = build(mapping, [{"role": "user", "text": "why is the sky blue?", "at": T0},
+                          {"role": "assistant", "at": T2, "items": [
+                              {"type": "reasoning", "text": "Rayleigh scattering", "started_at": T1},
+                              {"type": "message", "text": "Short wavelengths scatter more."}]}])
+    assert body(out)[1:] == [
+        {"role": "reasoning", "content": "Rayleigh scattering", "timestamp": T1},
+        {"role": "assistant", "content": "Short wavelengths scatter more.", "timestamp": T2},
+    ]
+
+
 # -- join: content from several fields -----------------------------------------------------------------
 def joined(content: dict, record: dict) -> str | None:
     mapping = {"timestamps": {"fields": ["at"]},
