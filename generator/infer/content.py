@@ -8,6 +8,7 @@ Contract: ``finish_role(draft, plan)`` decides the role and the content of one k
 
 from __future__ import annotations
 
+from cleaner_runtime.mapping import compile_path
 from generator.infer.draft import Draft, KindPlan
 from generator.infer.fields import kind_name_path, nonempty
 from generator.infer.linking import thought_field
@@ -88,7 +89,7 @@ def plan_content(draft: Draft, plan: KindPlan) -> None:
     plan.content = chosen
     value = draft.decide(f"kinds[{k.key}].content", [mapping_path(p) for p in chosen], conf, evidence,
                          [[mapping_path(c[1])] for c in others[:3]])
-    plan.content = [tuple(v) if isinstance(v, list) else tuple(str(v).split(".")) for v in value]
+    plan.content = [compile_path(v) for v in value]  # as the cleaner reads them (`choices.0` an index)
 
 
 def both_filled(k: Kind, a: tuple, b: tuple) -> int:

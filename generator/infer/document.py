@@ -149,14 +149,15 @@ def note_document(draft: Draft, value: list, path: tuple) -> None:
         draft.document_used.append(f"`{dotted(path)}`")
 
 
-REQUEST_WORDS = {"request", "requested", "input", "params", "parameters"}
-ANSWER_WORDS = {"response", "output", "answer", "result"}
+REQUEST_WORDS = {"request", "requested", "input", "inputs", "params", "parameters"}
+ANSWER_WORDS = {"response", "responses", "output", "outputs", "answer", "result"}
 
 
 def answering(cands: list[dict]) -> tuple[dict, float, str] | None:
     """Of rival fields, the one naming the model that answered, when every rival whose values differ
     names what was requested (OTel GenAI's `gen_ai.response.model` against `gen_ai.request.model` and
-    the request body's `input.model`): the request names an alias (`gpt-4`), the response the model
+    the request body's `input.model`; LangSmith's `outputs.model` against `inputs.model`, and the
+    `extra.metadata.ls_model_name` that repeats it): the request names an alias (`gpt-4`), the response the model
     that wrote the assistant's records (`gpt-4-0613`), which is what a trajectory's meta records."""
     def named(c: dict, vocab: set) -> bool:
         return any(set(words(str(part))) & vocab for part in c["path"])
@@ -166,7 +167,10 @@ def answering(cands: list[dict]) -> tuple[dict, float, str] | None:
         return None
     best = answers[0]
     differing = [c for c in cands if c is not best and not c["listed"] and c["values"] and c["values"] != best["values"]]
-    if not differing or not all(named(c, REQUEST_WORDS) for c in differing):
+    requests = [c for c in differing if named(c, REQUEST_WORDS)]
+    # a field repeating what a request names (LangSmith's `extra.metadata.ls_model_name` beside
+    # `inputs.model`) names the request too
+    if not requests or not all(c in requests or any(c["values"] <= r["values"] for r in requests) for c in differing):
         return None
     requested = ", ".join(f"`{dotted(c['path'])}`" for c in differing)
     return best, 0.85, f"; it names the model that answered, where {requested} name the one requested"

@@ -61,10 +61,35 @@ class FieldFact:
         return self.type == "string"
 
 
-def field_facts(stats: dict, count: int, blocks_paths: list) -> list[FieldFact]:
+# Lists of alternatives a model returned, the first of which is the answer (OpenAI's `choices`,
+# Gemini's `candidates`, LangChain's `generations`): a field inside one is read in its first item.
+ALTERNATIVES = {"choices", "candidates", "generations", "completions"}
+
+
+def first_alternative(path: tuple) -> tuple | None:
+    """``path`` with each list step after an alternatives list read at its first item
+    (``outputs.choices[].message.content`` -> ``outputs.choices.0.message.content``); None when the
+    path goes through any other list."""
     out = []
-    for path, st in stats.items():
-        if LIST in path or not st.records or len(path) > 4:
+    for i, part in enumerate(path):
+        if part == LIST:
+            if not i or norm(str(path[i - 1])) not in ALTERNATIVES:
+                return None
+            part = 0
+        out.append(part)
+    return tuple(out)
+
+
+def field_facts(stats: dict, count: int, blocks_paths: list) -> list[FieldFact]:
+    """The kind's fields as facts; a field in the first of a list of alternatives is given its
+    path in ``stats`` too (``first_alternative``), so that every reader of a fact finds its stats."""
+    out = []
+    for path, st in list(stats.items()):
+        if LIST in path:
+            path = first_alternative(path)
+            if path is not None:
+                stats.setdefault(path, st)
+        if path is None or not st.records or len(path) - path.count(0) > 4:
             continue
         if any(path[: len(bp)] == bp and len(path) > len(bp) for bp in blocks_paths):
             continue

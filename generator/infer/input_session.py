@@ -66,6 +66,10 @@ def input_section(draft: Draft) -> dict:
         elif len(paths) == 1 and len(choices) == 1:
             conf, evidence = 0.9, f"the record list is at `{dotted(best)}` in every JSON object" + (
                 "; the other lists define the run (tools, system prompt)" if definitions else "")
+        elif len(paths) == 1 and all(continued_in_every_file(objects, c) for c in choices if c != best):
+            conf, evidence = 0.9, (f"`{dotted(best)}` is continued by {', '.join(f'`{dotted(c)}`' for c in choices if c != best)} "
+                                   "in every JSON object (the same records, or records of the same shape): read in "
+                                   "document order")
         else:
             conf = 0.6
             evidence = f"several lists of objects ({', '.join(dotted(c) for c in sorted(choices, key=dotted))}); " \
@@ -85,6 +89,11 @@ def input_section(draft: Draft) -> dict:
         f"{bad} torn or invalid line(s) in the samples; skipped and reported with file and line" if bad
         else "no invalid lines in the samples; a torn line would be skipped and reported")
     return out
+
+
+def continued_in_every_file(files: list, path: tuple) -> bool:
+    """Whether every file reads the list at ``path`` after its record list (``input.more_records``)."""
+    return all(mapping_path(path) in (f.shaping.get("more_records") or ()) for f in files)
 
 
 def include_patterns(draft: Draft) -> list:

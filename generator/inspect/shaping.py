@@ -97,7 +97,9 @@ def continued_lists(document: Any, path: tuple | None) -> list[tuple]:
     lists of objects at the same depth whose records' common keys hold the chosen list's, or are
     held by them (a request's
     messages and the reply's, ``input_messages`` / ``output_messages``), in document order, the
-    chosen one first. Empty when the chosen list stands alone."""
+    chosen one first; and lists whose records carry the same ids as the chosen list's (a LangSmith
+    batch's ``post`` runs and the ``patch`` that completes each by its ``id``). Empty when the chosen
+    list stands alone."""
     if not isinstance(document, dict) or not path or "*" in path:
         return []
     lists = _object_lists(document, len(path))
@@ -105,7 +107,17 @@ def continued_lists(document: Any, path: tuple | None) -> list[tuple]:
     shape = shapes.get(tuple(path))
     if not shape:
         return []
-    return [p for p, _ in lists if shapes[p] and (shapes[p] <= shape or shape <= shapes[p])]
+    chosen = dict(lists)[tuple(path)]
+    return [p for p, items in lists if shapes[p] and (
+        shapes[p] <= shape or shape <= shapes[p] or _same_ids(chosen, items))]
+
+
+def _same_ids(one: list, other: list) -> bool:
+    """Whether two lists' records are the same things by their ``id``: every id of each is in the other."""
+    ids = [[item.get("id") for item in items] for items in (one, other)]
+    if not all(isinstance(i, (str, int)) and not isinstance(i, bool) for i in ids[0] + ids[1]):
+        return False  # an id that is absent, a list or an object says nothing of identity
+    return set(ids[0]) == set(ids[1])
 
 
 def _object_lists(document: dict, depth: int) -> list[tuple[tuple, list]]:
