@@ -57,11 +57,12 @@ MISSING: Any = object()  # what get_path finds where a path leads nowhere
 
 def get_path(record: Any, path: tuple) -> Any:
     node = record
-    for key in path:
+    for at, key in enumerate(path):
         if node.__class__ is dict and key.__class__ is str:  # the common case, one lookup
-            node = node.get(key, MISSING)
-            if node is MISSING:
-                return MISSING
+            found = node.get(key, MISSING)
+            if found is MISSING:
+                return _dotted_key(node, path, at)
+            node = found
         elif key.__class__ is Select:
             node = _selected(node, key)
             if node is MISSING:
@@ -82,6 +83,20 @@ def get_path(record: Any, path: tuple) -> Any:
         else:
             return MISSING
     return node
+
+
+def _dotted_key(node: dict, path: tuple, at: int) -> Any:
+    """``get_path`` where ``path[at]`` is no key of ``node``: a key that holds dots itself
+    (OpenTelemetry's `gen_ai.operation.name` under `attributes`), written dotted as every other
+    path (a ``match`` key can be nothing else), is the longest run of the next segments joined by
+    dots that is a key; MISSING when none is. A nested reading, where one exists, always won first."""
+    for end in range(len(path), at + 1, -1):
+        parts = path[at:end]
+        if all(part.__class__ is str for part in parts):
+            found = node.get(".".join(parts), MISSING)
+            if found is not MISSING:
+                return found if end == len(path) else get_path(found, path[end:])
+    return MISSING
 
 
 def _get_through_strings(record: Any, path: tuple) -> Any:

@@ -60,6 +60,17 @@ class FieldFact:
     def scalar_text(self) -> bool:
         return self.type == "string"
 
+    @property
+    def names(self) -> list[str]:
+        """The field's name, then, for a key that is a dotted path of names itself (OpenTelemetry's
+        `gen_ai.tool.call.arguments`), the names its shorter endings give (`tool_call_arguments`,
+        `call_arguments`, `arguments`), most specific first."""
+        key = self.path[-1] if self.path else ""
+        if not isinstance(key, str) or "." not in key:
+            return [self.name]
+        segments = [s for s in key.split(".") if s]
+        return [self.name, *(norm("_".join(segments[i:])) for i in range(1, len(segments)))]
+
 
 # Lists of alternatives a model returned, the first of which is the answer (OpenAI's `choices`,
 # Gemini's `candidates`, LangChain's `generations`): a field inside one is read in its first item.
@@ -105,8 +116,13 @@ def pick(facts: list[FieldFact], names: list[str], *, types: tuple = (), exclude
     for f in facts:
         if f.path in exclude or f.fill < min_fill or (types and f.type not in types):
             continue
-        flat, bare = f.name.replace("_", ""), bare_name(f.name)
-        rank = next((i for i, n in enumerate(names) if f.name == n or flat == n.replace("_", "")), None)
+        rank = None
+        for name in f.names:  # the name, then a dotted key's endings (``gen_ai.tool.name`` -> ``tool_name``)
+            flat = name.replace("_", "")
+            rank = next((i for i, n in enumerate(names) if name == n or flat == n.replace("_", "")), None)
+            if rank is not None:
+                break
+        bare = bare_name(f.name)
         encoded = rank is None  # named for how it is written (``arguments_json``): after every plain name
         if encoded and bare != f.name:
             rank = next((i for i, n in enumerate(names) if bare == n), None)

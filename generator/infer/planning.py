@@ -60,10 +60,10 @@ def plan_kind(draft: Draft, kind: Kind) -> KindPlan:
     cid = pick(usable, CALL_ID_NAMES, types=("string", "int"), exclude=exclude, min_fill=0.8)
     plan.call_id = cid.path if cid else None
     exclude |= {plan.call_id} if plan.call_id else set()
-    outs = [f for f in usable if f.fill >= 0.3 and not any(f.path[: len(e)] == e for e in exclude) and (
-        f.name in OUTPUT_NAMES or f.name.replace("_", "") in {n.replace("_", "") for n in OUTPUT_NAMES})
+    outs = [f for f in usable if f.fill >= 0.3 and not any(f.path[: len(e)] == e for e in exclude) and any(
+        name in OUTPUT_NAMES or name.replace("_", "") in {n.replace("_", "") for n in OUTPUT_NAMES} for name in f.names)
         and f.type in ("string", "object", "array")]
-    outs.sort(key=lambda f: (OUTPUT_NAMES.index(f.name) if f.name in OUTPUT_NAMES else 99, -f.fill))
+    outs.sort(key=lambda f: (min((OUTPUT_NAMES.index(n) for n in f.names if n in OUTPUT_NAMES), default=99), -f.fill))
     # an object holding one text field is read at that field (outputs.output)
     # an object holding a named output is read at that field (outputs -> outputs.output)
     plan.output = [f.path for f in outs if not any(f.path == o.path[: len(f.path)] and o is not f for o in outs)]
