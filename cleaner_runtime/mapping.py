@@ -57,12 +57,11 @@ MISSING: Any = object()  # what get_path finds where a path leads nowhere
 
 def get_path(record: Any, path: tuple) -> Any:
     node = record
-    for at, key in enumerate(path):
+    for key in path:
         if node.__class__ is dict and key.__class__ is str:  # the common case, one lookup
-            found = node.get(key, MISSING)
-            if found is MISSING:
-                return _dotted_key(node, path, at)
-            node = found
+            node = node.get(key, MISSING)
+            if node is MISSING:
+                return _through_dotted_keys(record, path) if len(path) > 1 else MISSING
         elif key.__class__ is Select:
             node = _selected(node, key)
             if node is MISSING:
@@ -85,18 +84,30 @@ def get_path(record: Any, path: tuple) -> Any:
     return node
 
 
-def _dotted_key(node: dict, path: tuple, at: int) -> Any:
-    """``get_path`` where ``path[at]`` is no key of ``node``: a key that holds dots itself
-    (OpenTelemetry's `gen_ai.operation.name` under `attributes`), written dotted as every other
-    path (a ``match`` key can be nothing else), is the longest run of the next segments joined by
-    dots that is a key; MISSING when none is. A nested reading, where one exists, always won first."""
-    for end in range(len(path), at + 1, -1):
-        parts = path[at:end]
-        if all(part.__class__ is str for part in parts):
-            found = node.get(".".join(parts), MISSING)
-            if found is not MISSING:
-                return found if end == len(path) else get_path(found, path[end:])
-    return MISSING
+def _through_dotted_keys(record: Any, path: tuple) -> Any:
+    """``get_path`` where a step's key is missing (the slow path, apart so that the common one stays
+    one loop): a key that holds dots itself (OpenTelemetry's `gen_ai.operation.name` under
+    `attributes`), written dotted as every other path (a ``match`` key can be nothing else), is the
+    longest run of the next segments joined by dots that is a key; MISSING when none is. A nested
+    reading, where one exists, always won first."""
+    node = record
+    at = 0
+    while at < len(path):
+        key = path[at]
+        if node.__class__ is dict and key.__class__ is str and key not in node:
+            for end in range(len(path), at + 1, -1):
+                parts = path[at:end]
+                if all(part.__class__ is str for part in parts) and ".".join(parts) in node:
+                    node, at = node[".".join(parts)], end
+                    break
+            else:
+                return MISSING
+            continue
+        node = get_path(node, (key,))
+        if node is MISSING:
+            return MISSING
+        at += 1
+    return node
 
 
 def _get_through_strings(record: Any, path: tuple) -> Any:
