@@ -1251,7 +1251,10 @@ class SessionBuilder:
                 continue
             kind, value = part[0], part[1]
             if part.at is not MISSING:  # the block's own time, where it names one
-                ts = result_ts = self.time(part.at) or ts
+                own = self.time(part.at)
+                if own is not None:
+                    result_ts = own if result_ts == ts else result_ts
+                    ts = own
             if kind == "text" or kind == "placeholder":
                 if calls or (texts and (text_role != role or text_ts != ts)):
                     self._flush(texts, text_role, text_ts, calls, calls_ts, outputs, where)

@@ -43,7 +43,10 @@ def success_values(values) -> list[str]:
     every value only says the step ended (``LIFECYCLE_WORDS``)."""
     seen = {v for v in values if isinstance(v, str)}
     wins = sorted(v for v in seen if norm(v) in OK_WORDS)
-    return wins if wins and {norm(v) for v in seen} - LIFECYCLE_WORDS else []
+    said = {norm(v) for v in seen}
+    if not wins or (said & OK_WORDS <= LIFECYCLE_WORDS and not said & FAILED_WORDS):
+        return []
+    return wins
 
 
 def _fields(record: dict, prefix: str = "", depth: int = 4) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from cleaner_runtime.mapping import compile_path
 from generator.infer.actions import actions_in_text
 from generator.infer.core import CONFIDENT, Decision, Inference, infer_profile
 from generator.infer.score import Score, missed, output_text, read_texts, score
-from generator.infer.superseded import superseded_records
+from generator.infer.superseded import branching_tree, superseded_records
 from generator.infer.trial import Samples, Trial, run_trial
 from generator.inspect.profile import Profile, profile_paths
 
@@ -256,7 +256,7 @@ def search(profile: Profile, paths: list[str], *, source: str | None = None, ans
         samples.remove()
     inference = _marked(current.inference, settled, current.score.echoed)
     undone = None if "kinds.undone" in given else superseded_records(profile, inference.mapping)  # answered
-    doubts = (actions_in_text(current.trial.outputs), undone)
+    doubts = (actions_in_text(current.trial.outputs), undone, branching_tree(profile, inference.mapping))
     inference.doubts = [doubt for doubt in doubts if doubt]
     return Searched(inference, list(settled.values()), budget.trials, current.score)
 

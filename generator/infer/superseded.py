@@ -33,6 +33,8 @@ from cleaner_runtime.mapping import dotted as match_key
 from generator.inspect import LIST, Profile, dotted, get, words
 
 SPOKEN = {"user", "assistant", "reasoning"}
+# marks that say the words left the history (a turn whose edits were later `reverted` did happen)
+TAKEN_BACK = {"rewound", "retracted", "discarded", "superseded"}
 SUPERSEDED = {"rewound", "reverted", "discarded", "abandoned", "superseded", "retracted", "undone", "rolled",
               "deleted", "obsolete"}
 MAX_VALUES = 12
@@ -88,6 +90,35 @@ def undone_rule(draft: Any, kinds: list[dict]) -> list[dict]:
 def taken_back(draft: Any, path: tuple, values: list[str]) -> bool:
     """Whether the marked records are words taken back: each is of a kind written as speech, and each
     such kind holds unmarked records too (the mark is a state beside the kind)."""
+    if not all(TAKEN_BACK & set(words(v)) for v in values):
+        return False
     marked = [plan for plan in draft.plans if any(get(r.data, path) in values for r in plan.kind.recs)]
     return bool(marked) and all(
         plan.role in SPOKEN and not all(get(r.data, path) in values for r in plan.kind.recs) for plan in marked)
+
+
+def branching_tree(profile: Profile, mapping: dict[str, Any]) -> str | None:
+    """A conversation tree (``session.tree``) in which a message has two or more children of one
+    speaker (``role``): a regenerated answer beside the one kept. The cleaner writes every branch,
+    so `--yes` refuses (a doubt). Spans of a trace (no role) fork into parallel steps, not branches."""
+    tree = (mapping.get("session") or {}).get("tree")
+    if not tree:
+        return None
+    from cleaner_runtime.mapping import compile_path, get_path
+
+    parent = compile_path(tree["parent"])
+    roles = [compile_path(p) for p in ("role", "message.author.role", "author.role", "message.role")]
+    children: dict = {}
+    for kind in profile.kinds:
+        for rec in kind.recs:
+            value = get_path(rec.data, parent)
+            role = next((r for r in (get_path(rec.data, p) for p in roles) if isinstance(r, str)), None)
+            if role is not None and isinstance(value, (str, int)) and not isinstance(value, bool):
+                key = (rec.file, getattr(rec, "element", None), value, role)
+                children[key] = children.get(key, 0) + 1
+    forks = sum(1 for n in children.values() if n > 1)
+    if not forks:
+        return None
+    return (f"{forks} sampled record(s) have two or more children by `{tree['parent']}`: branches (a regenerated "
+            "answer beside the kept one), and the cleaner would write every branch as one history; "
+            "give a mapping that keeps one branch")

@@ -60,8 +60,7 @@ def end_times(draft: Draft, fields: list) -> None:
 
 
 # names of a block's own time, best first: when its step began, else when it was made
-BLOCK_TIME_NAMES = (("started_at", "start_time", "startTime", "started", "start"),
-                    ("created_at", "createdAt", "created", "timestamp", "time"))
+BLOCK_TIME_NAMES = (("started_at", "start_time", "startTime", "started"), ("created_at", "createdAt", "created"))
 
 
 def block_times(draft: Draft, timestamps: dict) -> None:
@@ -81,7 +80,8 @@ def block_times(draft: Draft, timestamps: dict) -> None:
                 continue
             try:
                 for value in bt.stats[(field,)].values:
-                    to_iso(value, fmt, layout, "UTC")
+                    if to_iso(value, fmt, layout, "UTC")[:4] < "2000":
+                        raise ValueError("a duration, not an instant")
             except (TimestampError, TypeError, ValueError):
                 continue
             spec["timestamp"] = draft.decide(f"blocks.types[{name}].timestamp", [field], 0.85,

@@ -115,3 +115,22 @@ def test_a_category_both_sides_hold_is_no_call_link():
     by_status = Link("block:function_call", ("status",), "block:function_call_output", ("status",), 1.0, 1.0, 1)
     by_id = Link("block:function_call", ("call_id",), "block:function_call_output", ("call_id",), 1.0, 1.0, 1)
     assert not id_link(by_status) and id_link(by_id)
+
+
+def test_a_regenerated_answer_beside_the_kept_one_is_refused(tmp_path):
+    import subprocess
+    import sys
+
+    chats = _export()
+    nodes = chats[0]["chat"]["history"]["messages"]
+    nodes["c0-m1b"] = {**nodes["c0-m1"], "id": "c0-m1b", "content": "ABANDONED BRANCH: it is sunny.", "output": []}
+    nodes["c0-m0"]["childrenIds"].append("c0-m1b")
+    samples = tmp_path / "exports"
+    samples.mkdir()
+    (samples / "all-chats.json").write_text(json.dumps(chats), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "generator", "new", str(samples), "--yes", "--json", "--source",
+                           "chat-ui", "-o", str(tmp_path / "p")], capture_output=True, text=True, check=False,
+                          timeout=300, cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+    assert done.returncode == 1, done.stdout[-1500:] + done.stderr[-1500:]
+    assert any("branches" in d for d in json.loads(done.stdout).get("doubts", []))
+    assert not (tmp_path / "p").exists()
