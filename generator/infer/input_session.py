@@ -67,7 +67,8 @@ def input_section(draft: Draft) -> dict:
             conf, evidence = 0.9, f"the record list is at `{dotted(best)}` in every JSON object" + (
                 "; the other lists define the run (tools, system prompt)" if definitions else "")
         elif len(paths) == 1 and all(continued_in_every_file(objects, c) for c in choices if c != best):
-            conf, evidence = 0.9, (f"`{dotted(best)}` is continued by {', '.join(f'`{dotted(c)}`' for c in choices if c != best)} "
+            rest = ", ".join(f"`{dotted(c)}`" for c in choices if c != best)
+            conf, evidence = 0.9, (f"`{dotted(best)}` is continued by {rest} "
                                    "in every JSON object (the same records, or records of the same shape): read in "
                                    "document order")
         else:

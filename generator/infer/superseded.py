@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cleaner_runtime.mapping import compile_path
 from cleaner_runtime.mapping import dotted as match_key
 from generator.inspect import LIST, Profile, dotted, get, words
 
@@ -104,15 +105,13 @@ def branching_tree(profile: Profile, mapping: dict[str, Any]) -> str | None:
     tree = (mapping.get("session") or {}).get("tree")
     if not tree:
         return None
-    from cleaner_runtime.mapping import compile_path, get_path
-
     parent = compile_path(tree["parent"])
     roles = [compile_path(p) for p in ("role", "message.author.role", "author.role", "message.role")]
     children: dict = {}
     for kind in profile.kinds:
         for rec in kind.recs:
-            value = get_path(rec.data, parent)
-            role = next((r for r in (get_path(rec.data, p) for p in roles) if isinstance(r, str)), None)
+            value = get(rec.data, parent)
+            role = next((r for r in (get(rec.data, p) for p in roles) if isinstance(r, str)), None)
             if role is not None and isinstance(value, (str, int)) and not isinstance(value, bool):
                 key = (rec.file, getattr(rec, "element", None), value, role)
                 children[key] = children.get(key, 0) + 1

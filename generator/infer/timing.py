@@ -64,8 +64,6 @@ BLOCK_TIME_NAMES = (("started_at", "start_time", "startTime", "started"), ("crea
 
 
 def block_times(draft: Draft, timestamps: dict) -> None:
-    from cleaner_runtime.timestamps import TimestampError, to_iso
-
     fmt, layout = timestamps.get("format"), timestamps.get("layout")
     if not fmt:
         return
@@ -76,17 +74,21 @@ def block_times(draft: Draft, timestamps: dict) -> None:
         for names in BLOCK_TIME_NAMES:
             field = next((n for n in names if (st := bt.stats.get((n,))) is not None and st.records == bt.count
                           and st.values and not st.overflow), None)
-            if field is None:
-                continue
-            try:
-                for value in bt.stats[(field,)].values:
-                    if to_iso(value, fmt, layout, "UTC")[:4] < "2000":
-                        raise ValueError("a duration, not an instant")
-            except (TimestampError, TypeError, ValueError):
-                continue
-            spec["timestamp"] = draft.decide(f"blocks.types[{name}].timestamp", [field], 0.85,
-                                             f"every `{name}` block holds its own time `{field}`")
-            break
+            if field is not None and _instants(bt.stats[(field,)].values, fmt, layout):
+                spec["timestamp"] = draft.decide(f"blocks.types[{name}].timestamp", [field], 0.85,
+                                                 f"every `{name}` block holds its own time `{field}`")
+                break
+
+
+def _instants(values, fmt: str, layout: str | None) -> bool:
+    """Whether every value reads, in the mapping's format, as an instant of this century (a small
+    number of seconds is a duration, read as 1970)."""
+    from cleaner_runtime.timestamps import TimestampError, to_iso
+
+    try:
+        return all(to_iso(value, fmt, layout, "UTC")[:4] >= "2000" for value in values)
+    except (TimestampError, TypeError, ValueError):
+        return False
 
 
 def session_order(draft: Draft, session: dict, fields: list) -> None:
