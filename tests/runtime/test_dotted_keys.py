@@ -22,6 +22,15 @@ def test_a_nested_reading_wins_over_a_dotted_key():
     assert get_path({"a.b": 2}, compile_path("a.b")) == 2
 
 
+def test_the_dotted_key_is_looked_for_where_the_walk_missed():
+    """The slow path goes on from the dict that lacked the step, also when the path names that
+    step's key more than once (the step is found by where the walk stood, not by the key)."""
+    assert get_path({"a": {"a": {"a.c": 7}}}, ("a", "a", "a", "c")) == 7
+    assert get_path({"a": {"a.c": 1, "x": {"a": {"a.c": 2}}}}, ("a", "x", "a", "a", "c")) == 2
+    assert get_path({"l": [{"x.y": 5}]}, compile_path("l.0.x.y")) == 5
+    assert get_path({"a": {"a": {"b": 1}}}, ("a", "a", "a", "c")) is MISSING
+
+
 def test_a_match_on_a_dotted_key_classifies_the_record():
     mapping = {"timestamps": {"fields": ["at"]},
                "kinds": [{"name": "ask", "match": {"attributes.gen_ai.operation.name": "invoke_agent"}, "role": "user",
