@@ -7,6 +7,9 @@ Two groups of cases:
   ../shared/reference/real-world/<format>/ (its table in tests/fixtures/real/_shared/<format>.yml);
   one verdict per format, over all its raw files at once (tests/formats/real_support.py). A format
   whose raw or expected files are not on this machine is listed as `absent`, not counted.
+  A format whose expected files Letta's rules reject (`trajectory-cleaner validate`: a shared
+  yardstick with no user record) is judged and printed, but set aside from the totals: a cleaner
+  never writes a file Letta's validator rejects, so no cleaner can meet that yardstick.
 - own: every case of tests/fixtures/<format>/<case>/ with a hand-written expected.jsonl.
 
 For each case it runs `new --yes --json --source <source>` on a copy of the raw files, then the
@@ -54,7 +57,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.formats.real_support import RealCase, Verdict, compare_outputs, judge_own, judge_real, real_cases
+from tests.formats.real_support import (
+    RealCase,
+    Verdict,
+    compare_outputs,
+    judge_own,
+    judge_real,
+    real_cases,
+    yardstick_rejected,
+)
 from tests.formats.support import Case, cases, first_difference, generator, run_cleaner
 
 
@@ -66,7 +77,8 @@ def run_group(items: Iterable, judge: Callable[[object, Path], Verdict], show: b
             results.append(judge(item, Path(work)))
         if show:
             r = results[-1]
-            print(f"  {r.verdict:8} {r.case:45} {r.why[:300]}", flush=True)
+            aside = f"[set aside: Letta's rules reject the expected files: {r.yardstick[:200]}] " if r.yardstick else ""
+            print(f"  {r.verdict:8} {r.case:45} {aside}{r.why[:300]}", flush=True)
     return results
 
 
@@ -77,13 +89,16 @@ def absent(case: RealCase) -> Verdict:
 
 
 def summary(results: list[Verdict]) -> dict:
-    """Totals of one group (absent cases not counted) and the median questions of its refusals."""
-    counted = [r for r in results if r.verdict != "absent"]
+    """Totals of one group and the median questions of its refusals. Not counted: absent cases, and
+    formats set aside because Letta's rules reject their expected files (no cleaner may write them;
+    their verdict is still printed, and a wrong one still fails test_never_wrong)."""
+    counted = [r for r in results if r.verdict != "absent" and not r.yardstick]
     right = sum(r.verdict == "right" for r in counted)
     refused = [r for r in counted if r.verdict == "refused"]
     return {
         "cases": len(counted), "right": right, "refused": len(refused),
-        "wrong": sum(r.verdict == "wrong" for r in counted), "absent": len(results) - len(counted),
+        "wrong": sum(r.verdict == "wrong" for r in counted), "absent": sum(r.verdict == "absent" for r in results),
+        "set_aside": [r.case for r in results if r.yardstick and r.verdict != "absent"],
         "right_share": round(right / len(counted), 3) if counted else 0.0,
         "median_questions_refused": statistics.median([r.questions for r in refused]) if refused else 0,
     }
@@ -101,7 +116,11 @@ def per_format(results: list[Verdict]) -> dict[str, dict[str, int]]:
 def totals_line(group: str, s: dict) -> str:
     line = (f"{group}: right {s['right']}/{s['cases']} ({s['right_share']:.0%}), refused {s['refused']} "
             f"(median questions {s['median_questions_refused']}), wrong {s['wrong']}")
-    return line + (f", absent {s['absent']}" if s["absent"] else "")
+    line += f", absent {s['absent']}" if s["absent"] else ""
+    if s["set_aside"]:
+        line += (f"; set aside {len(s['set_aside'])} whose expected files Letta's rules reject "
+                 f"({', '.join(s['set_aside'])})")
+    return line
 
 
 @dataclass
@@ -255,8 +274,16 @@ def survey_questions_to_a_correct_cleaner(show: bool) -> dict:
     or not reachable with the reason; then reached N/M, the median and the most questions."""
     results = []
     items = [(real_target, c) for c in real_cases() if c.present] + [(own_target, c) for c in cases()]
+    set_aside = []
     for make, case in items:
         with tempfile.TemporaryDirectory() as work:
+            rejected = yardstick_rejected(case, Path(work)) if isinstance(case, RealCase) else ""
+            if rejected:  # no answer may reach a file Letta's rules reject: not counted (summary())
+                set_aside.append(case.id)
+                if show:
+                    print(f"  {'set aside':14} {case.id:45} Letta's rules reject the expected files: "
+                          f"{rejected[:300]}", flush=True)
+                continue
             try:
                 result = survey_case(make(case, Path(work)), Path(work))
             except Exception as exc:  # noqa: BLE001 - a crash of the survey is a result to report, not the end
@@ -270,12 +297,13 @@ def survey_questions_to_a_correct_cleaner(show: bool) -> dict:
     return {"measured": True, "results": results, "cases": len(results), "reached": len(reached),
             "reached_share": round(len(reached) / len(results), 3) if results else 0.0,
             "median_questions": statistics.median(reached) if reached else None,
-            "max_questions": max(reached) if reached else None}
+            "max_questions": max(reached) if reached else None, "set_aside": set_aside}
 
 
 def survey_line(s: dict) -> str:
     return (f"survey: reached {s['reached']}/{s['cases']} ({s['reached_share']:.0%}), median questions "
-            f"{s['median_questions']}, max {s['max_questions']}")
+            f"{s['median_questions']}, max {s['max_questions']}"
+            + (f"; set aside {len(s['set_aside'])} ({', '.join(s['set_aside'])})" if s.get("set_aside") else ""))
 
 
 def print_group(group: str, results: list[Verdict], s: dict) -> None:

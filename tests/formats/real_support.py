@@ -211,10 +211,11 @@ class Verdict:
     why: str = ""
     questions: int = 0
     format: str = ""
+    yardstick: str = ""  # why Letta's rules reject the expected files, "" when they accept them
 
     def as_dict(self) -> dict:
         return {"case": self.case, "format": self.format, "verdict": self.verdict, "questions": self.questions,
-                "why": self.why}
+                "why": self.why, "yardstick": self.yardstick}
 
 
 def refusal_why(done: subprocess.CompletedProcess) -> tuple[int, str]:
@@ -254,9 +255,41 @@ def render_and_clean(raw: Path, source: str, work: Path, verdict: Verdict) -> Pa
     return out
 
 
+def yardstick_rejected(case: RealCase, work: Path) -> str:
+    """Why Letta's rules (`trajectory-cleaner validate`, which holds them) reject the expected files
+    of ``case`` as they are compared, "" when they accept them all. Such a yardstick no cleaner may
+    meet: a cleaner never writes a file Letta's validator rejects (a shared yardstick without a user
+    record, say), so the benchmark sets the format aside rather than count a refusal against it.
+    Compared as the judge compares them: meta with trajectory-v1's keys only, the fallback time in
+    a record that has none."""
+    folder = work / "yardstick"
+    for n, path in enumerate(case.expectations().values()):
+        lines = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if record.get("role") == "meta":
+                record = {k: v for k, v in record.items() if k in META_KEYS}
+            elif "timestamp" not in record and case.timestamp_fallback:
+                record = {**record, "timestamp": case.timestamp_fallback}
+            lines.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        target = folder / f"{n}-{path.name}"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("".join(lines), encoding="utf-8")
+    if not folder.is_dir():
+        return ""
+    done = generator("validate", folder)
+    if done.returncode == 0:
+        return ""
+    errors = [line.split(": ", 1)[1] for line in (done.stdout + done.stderr).splitlines()
+              if line.startswith(str(folder)) and ": warning: " not in line and ": " in line]
+    return "; ".join(sorted(set(errors))) or f"validate exit {done.returncode}"
+
+
 def judge_real(case: RealCase, work: Path) -> Verdict:
-    """Render ``case`` with `new --yes`, clean its raw copy, and judge the outputs (module docstring)."""
-    verdict = Verdict(case=case.id, verdict="wrong", format=case.name)
+    """Render ``case`` with `new --yes`, clean its raw copy, and judge the outputs (module docstring);
+    the verdict also says whether Letta's rules reject the yardstick (``yardstick_rejected``)."""
+    verdict = Verdict(case=case.id, verdict="wrong", format=case.name,
+                      yardstick=yardstick_rejected(case, work))
     out = render_and_clean(case.raw_copy(work), case.source, work, verdict)
     if out is not None:
         same, why = compare_outputs(case, out)
