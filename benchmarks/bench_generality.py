@@ -97,7 +97,8 @@ def summary(results: list[Verdict]) -> dict:
     refused = [r for r in counted if r.verdict == "refused"]
     return {
         "cases": len(counted), "right": right, "refused": len(refused),
-        "wrong": sum(r.verdict == "wrong" for r in counted), "absent": sum(r.verdict == "absent" for r in results),
+        # a wrong render is counted wherever it happens, a set-aside yardstick or not
+        "wrong": sum(r.verdict == "wrong" for r in results), "absent": sum(r.verdict == "absent" for r in results),
         "set_aside": [r.case for r in results if r.yardstick and r.verdict != "absent"],
         "right_share": round(right / len(counted), 3) if counted else 0.0,
         "median_questions_refused": statistics.median([r.questions for r in refused]) if refused else 0,
@@ -108,8 +109,9 @@ def per_format(results: list[Verdict]) -> dict[str, dict[str, int]]:
     """right/refused/wrong counted per format (own fixtures have several cases a format)."""
     table: dict[str, dict[str, int]] = {}
     for r in results:
-        row = table.setdefault(r.format, {"right": 0, "refused": 0, "wrong": 0, "absent": 0})
+        row = table.setdefault(r.format, {"right": 0, "refused": 0, "wrong": 0, "absent": 0, "set_aside": 0})
         row[r.verdict] += 1
+        row["set_aside"] += bool(r.yardstick) and r.verdict != "absent"
     return table
 
 

@@ -264,25 +264,43 @@ def yardstick_rejected(case: RealCase, work: Path) -> str:
     a record that has none."""
     folder = work / "yardstick"
     for n, path in enumerate(case.expectations().values()):
-        lines = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            if record.get("role") == "meta":
-                record = {k: v for k, v in record.items() if k in META_KEYS}
-            elif "timestamp" not in record and case.timestamp_fallback:
-                record = {**record, "timestamp": case.timestamp_fallback}
-            lines.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
         target = folder / f"{n}-{path.name}"
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text("".join(lines), encoding="utf-8")
+        data = path.read_bytes()
+        target.write_bytes(_as_compared(data.decode("utf-8"), case.timestamp_fallback)
+                           if case.compare == "records" else data)
     if not folder.is_dir():
         return ""
     done = generator("validate", folder)
     if done.returncode == 0:
         return ""
+    if done.returncode != 1:  # not a verdict on the files (a usage or configuration error): say so
+        raise RuntimeError(f"validate exit {done.returncode} on {case.id}'s expected files: "
+                           + (done.stderr or done.stdout).strip()[-300:])
     errors = [line.split(": ", 1)[1] for line in (done.stdout + done.stderr).splitlines()
               if line.startswith(str(folder)) and ": warning: " not in line and ": " in line]
     return "; ".join(sorted(set(errors))) or f"validate exit {done.returncode}"
+
+
+def _as_compared(text: str, fallback: str | None) -> bytes:
+    """A shared yardstick's lines as ``compare: records`` reads them: meta with trajectory-v1's keys
+    only, the fallback time in a record that has none; any other line as it is, for the validator
+    to report."""
+    lines = []
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):
+            lines.append(line + "\n")
+            continue
+        if record.get("role") == "meta":
+            record = {k: v for k, v in record.items() if k in META_KEYS}
+        elif "timestamp" not in record and fallback:
+            record = {**record, "timestamp": fallback}
+        lines.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+    return "".join(lines).encode("utf-8")
 
 
 def judge_real(case: RealCase, work: Path) -> Verdict:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from .real_support import RealCase, yardstick_rejected
 
 META = {"role": "meta", "source": "demo", "file": "a.jsonl", "session_id": "s1"}  # old extra keys
@@ -39,3 +41,18 @@ def test_a_yardstick_without_a_user_record_is_set_aside_with_the_reason(tmp_path
 def test_a_yardstick_with_a_record_the_schema_rejects_is_set_aside(tmp_path):
     bad = {"role": "tool", "tool_call_id": "nowhere", "content": 3, "timestamp": "2026-05-16T09:00:02Z"}
     assert yardstick_rejected(_case(tmp_path, [META, USER, REPLY, bad]), tmp_path / "work") != ""
+
+
+def test_a_line_that_is_no_record_is_reported_not_a_crash(tmp_path):
+    case = _case(tmp_path, [META, USER, REPLY])
+    path = case.expected / "a.jsonl.expected.jsonl"
+    path.write_text(path.read_text(encoding="utf-8") + "not json\n[1]\n", encoding="utf-8")
+    assert yardstick_rejected(case, tmp_path / "work") != ""
+
+
+def test_a_validator_that_cannot_run_stops_the_judge_rather_than_set_every_format_aside(tmp_path, monkeypatch):
+    bad = tmp_path / "lerim.toml"
+    bad.write_text("this is = = not toml\n", encoding="utf-8")
+    monkeypatch.setenv("LERIM_CONFIG", str(bad))
+    with pytest.raises(RuntimeError, match="validate exit 2"):
+        yardstick_rejected(_case(tmp_path, [META, USER, REPLY]), tmp_path / "work")

@@ -29,6 +29,8 @@ def test_the_dotted_key_is_looked_for_where_the_walk_missed():
     assert get_path({"a": {"a.c": 1, "x": {"a": {"a.c": 2}}}}, ("a", "x", "a", "a", "c")) == 2
     assert get_path({"l": [{"x.y": 5}]}, compile_path("l.0.x.y")) == 5
     assert get_path({"a": {"a": {"b": 1}}}, ("a", "a", "a", "c")) is MISSING
+    # the walk goes on as any walk does, into JSON a string holds (it did not, re-walking from the root)
+    assert get_path({"a.b": '{"c.d": 1}'}, compile_path("a.b.c.d")) == 1
 
 
 def test_a_match_on_a_dotted_key_classifies_the_record():
