@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from cleaner_runtime.timestamps import TimestampError, to_iso
 from generator.infer.draft import Draft
 from generator.infer.links import parent_links
 from generator.inspect import dotted, get, mapping_path
@@ -83,8 +84,6 @@ def block_times(draft: Draft, timestamps: dict) -> None:
 def _instants(values, fmt: str, layout: str | None) -> bool:
     """Whether every value reads, in the mapping's format, as an instant of this century (a small
     number of seconds is a duration, read as 1970)."""
-    from cleaner_runtime.timestamps import TimestampError, to_iso
-
     try:
         return all(to_iso(value, fmt, layout, "UTC")[:4] >= "2000" for value in values)
     except (TimestampError, TypeError, ValueError):

@@ -148,12 +148,21 @@ def _canonical_records(data: bytes, fallback: str | None, expected: bool) -> byt
     return "\n".join(lines).encode("utf-8")
 
 
-def _canonical_record(record: dict, fallback: str | None, expected: bool) -> dict:
+def _as_judged(record: dict, fallback: str | None) -> dict:
+    """What the old shared yardsticks' conventions are read as: meta with trajectory-v1's keys only,
+    the fallback time in a record that has none."""
     if record.get("role") == "meta":
         return {k: v for k, v in record.items() if k in META_KEYS}
+    if "timestamp" not in record and fallback:
+        return {**record, "timestamp": fallback}
+    return record
+
+
+def _canonical_record(record: dict, fallback: str | None, expected: bool) -> dict:
+    record = _as_judged(record, fallback if expected else None)
+    if record.get("role") == "meta":
+        return record
     record = dict(record)
-    if expected and "timestamp" not in record and fallback:
-        record["timestamp"] = fallback
     if isinstance(record.get("timestamp"), str):
         try:
             record["timestamp"] = instant(record["timestamp"]).isoformat(timespec="microseconds")
@@ -283,9 +292,8 @@ def yardstick_rejected(case: RealCase, work: Path) -> str:
 
 
 def _as_compared(text: str, fallback: str | None) -> bytes:
-    """A shared yardstick's lines as ``compare: records`` reads them: meta with trajectory-v1's keys
-    only, the fallback time in a record that has none; any other line as it is, for the validator
-    to report."""
+    """A shared yardstick's lines as ``compare: records`` reads them (``_as_judged``); any other line
+    as it is, for the validator to report."""
     lines = []
     for line in text.splitlines():
         try:
@@ -295,11 +303,7 @@ def _as_compared(text: str, fallback: str | None) -> bytes:
         if not isinstance(record, dict):
             lines.append(line + "\n")
             continue
-        if record.get("role") == "meta":
-            record = {k: v for k, v in record.items() if k in META_KEYS}
-        elif "timestamp" not in record and fallback:
-            record = {**record, "timestamp": fallback}
-        lines.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        lines.append(json.dumps(_as_judged(record, fallback), ensure_ascii=False, separators=(",", ":")) + "\n")
     return "".join(lines).encode("utf-8")
 
 
